@@ -1,0 +1,977 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cuckoo filter core.  See cuckoo.h for the design and the contract;
+ * this file builds both in the kernel and in userspace.
+ */
+#include "cuckoo.h"
+
+/* fp << 32 | bucket index of the item in the victim slot; 0 when empty. */
+#define CF_VICTIM_FP(v)		((u32)((v) >> 32))
+#define CF_VICTIM_BUCKET(v)	((u32)(v))
+
+#define CF_BFS_ROOT		0xffffU
+/* The longest displacement chain a breadth-first search can return. */
+#define CF_PATH_MAX		64
+/* Keys hashed ahead of the one being compared in cf_contains_batch(). */
+#define CF_BATCH_AHEAD		16
+
+/*
+ * Lookups are specialised for the common geometries so that the compiler
+ * sees constant f and b and turns a bucket scan into a couple of loads and
+ * a word-parallel compare.  Everything else takes the generic path.
+ */
+enum cf_layout {
+	CF_LAYOUT_GENERIC,
+	CF_LAYOUT_F8_B4,
+	CF_LAYOUT_F12_B4,
+	CF_LAYOUT_F16_B4,
+	CF_LAYOUT_F32_B4,
+};
+
+struct cf_bfs_node {
+	u32 bucket;
+	u16 parent;
+	u8 slot;
+};
+
+struct cuckoo_filter {
+	/* Read by every lookup, never written after creation. */
+	u64 *table;
+	u64 table_words;
+	u64 table_bits;
+	u32 nbuckets;
+	u32 fp_mask;
+	u32 seed_index;
+	u32 seed_fp;
+	u8 fp_bits;
+	u8 bucket_size;
+	u8 layout;
+
+	/* Written by the writer, read by lookups. */
+	u32 seq ____cacheline_aligned;
+	u64 victim;
+
+	/* The writer's own. */
+	u64 count ____cacheline_aligned;
+	u64 capacity;
+	u64 seed;
+	u16 max_kicks;
+	struct cf_bfs_node *bfs;
+};
+
+static u32 cf_design_load_ppm(unsigned int b)
+{
+	switch (b) {
+	case 2:
+		return CF_DESIGN_LOAD_PPM_B2;
+	case 8:
+		return CF_DESIGN_LOAD_PPM_B8;
+	default:
+		return CF_DESIGN_LOAD_PPM_B4;
+	}
+}
+
+static bool cf_bucket_size_ok(unsigned int b)
+{
+	return b == 2 || b == 4 || b == 8;
+}
+
+/*
+ * Buckets so that capacity items fill the design load, plus
+ * CF_SPARE_SLOTS; 0 if too many.  The design loads hold for large
+ * tables; in a table of a few dozen buckets chance alone leaves no room
+ * for the last items in about 1 fill of 100 (b = 4) at the design load,
+ * and in none of 1000 with 16 slots more.  For a million items the spare
+ * costs 0.006% of the table.
+ */
+static u64 cf_nbuckets_for(u64 capacity, unsigned int b)
+{
+	u64 per_bucket = (u64)b * cf_design_load_ppm(b);
+	u64 n;
+
+	if (capacity > CF_NBUCKETS_MAX * b)
+		return 0;
+	n = (capacity * 1000000 + per_bucket - 1) / per_bucket;
+	n += CF_SPARE_SLOTS / b;
+	if (n > CF_NBUCKETS_MAX)
+		return 0;
+	return n;
+}
+
+/* Words of table, with one spare so a straddling read never runs off. */
+static u64 cf_table_words(u64 nbuckets, unsigned int b, unsigned int f)
+{
+	return (nbuckets * b * f + 63) / 64 + 1;
+}
+
+static int cf_fp_bits_for_rate(u32 fpr_ppb, unsigned int b)
+{
+	unsigned int f;
+
+	if (!fpr_ppb || fpr_ppb > CF_PPB)
+		return -EINVAL;
+	for (f = CF_FP_BITS_MIN; f <= CF_FP_BITS_MAX; f++)
+		if ((u64)2 * b * CF_PPB <= (u64)fpr_ppb << f)
+			return f;
+	return -EINVAL;
+}
+
+int cf_params_resolve(struct cf_params *p)
+{
+	int f;
+
+	if (!p->bucket_size)
+		p->bucket_size = CF_BUCKET_SIZE_DEFAULT;
+	if (!p->max_kicks)
+		p->max_kicks = CF_MAX_KICKS_DEFAULT;
+	if (!cf_bucket_size_ok(p->bucket_size) ||
+	    p->max_kicks > CF_MAX_KICKS_MAX)
+		return -EINVAL;
+	if (!p->fp_bits) {
+		if (!p->fpr_ppb) {
+			p->fp_bits = CF_FP_BITS_DEFAULT;
+		} else {
+			f = cf_fp_bits_for_rate(p->fpr_ppb, p->bucket_size);
+			if (f < 0)
+				return f;
+			p->fp_bits = (u8)f;
+		}
+	}
+	if (p->fp_bits < CF_FP_BITS_MIN || p->fp_bits > CF_FP_BITS_MAX)
+		return -EINVAL;
+	if (!p->capacity || !cf_nbuckets_for(p->capacity, p->bucket_size))
+		return -EINVAL;
+	return 0;
+}
+
+static u64 cf_bfs_bytes(unsigned int max_kicks)
+{
+	return ((u64)max_kicks + 3) * sizeof(struct cf_bfs_node);
+}
+
+/*
+ * Memory a filter of these parameters will take, once cf_params_resolve()
+ * has accepted them; 0 for parameters it has not.
+ */
+u64 cf_params_bytes(const struct cf_params *p)
+{
+	u64 m;
+
+	if (!cf_bucket_size_ok(p->bucket_size) ||
+	    p->fp_bits < CF_FP_BITS_MIN || p->fp_bits > CF_FP_BITS_MAX)
+		return 0;
+	m = cf_nbuckets_for(p->capacity, p->bucket_size);
+	if (!m)
+		return 0;
+
+	return cf_table_words(m, p->bucket_size, p->fp_bits) * sizeof(u64) +
+	       cf_bfs_bytes(p->max_kicks) + sizeof(struct cuckoo_filter);
+}
+
+/* Lemire's multiply-shift: maps a 32-bit hash onto [0, n) without a divide. */
+static __always_inline u32 cf_reduce(u32 h, u32 n)
+{
+	return (u32)(((u64)h * n) >> 32);
+}
+
+static __always_inline u32 cf_mix32(u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x85ebca6bU;
+	x ^= x >> 13;
+	x *= 0xc2b2ae35U;
+	x ^= x >> 16;
+	return x;
+}
+
+/* i2 = (H(fp) - i1) mod m: its own inverse for every bucket count m. */
+static __always_inline u32 cf_alt(const struct cuckoo_filter *cf, u32 i, u32 fp)
+{
+	u32 hf = cf_reduce(cf_mix32(fp), cf->nbuckets);
+
+	return hf >= i ? hf - i : hf + cf->nbuckets - i;
+}
+
+struct cf_hash {
+	u32 i1;
+	u32 i2;
+	u32 fp;
+};
+
+static __always_inline void cf_hash_key(const struct cuckoo_filter *cf,
+					const void *key, u32 len,
+					struct cf_hash *h)
+{
+	u32 fp = jhash(key, len, cf->seed_fp) & cf->fp_mask;
+
+	h->fp = fp + !fp;
+	h->i1 = cf_reduce(jhash(key, len, cf->seed_index), cf->nbuckets);
+	h->i2 = cf_alt(cf, h->i1, h->fp);
+}
+
+static __always_inline u64 cf_low_mask(unsigned int width)
+{
+	return width >= 64 ? ~0ULL : (1ULL << width) - 1;
+}
+
+/*
+ * width bits of the table from bit pos on, in the low bits of the result
+ * (higher bits are garbage).  Each word is read whole, so a slot that is
+ * not being written is never seen torn.  Unless the geometry keeps every
+ * read inside one word, the next word is read too, without a branch: the
+ * table has a spare word at its end for that.
+ */
+static __always_inline u64 cf_bits_at(const u64 *t, u64 pos, bool one_word)
+{
+	u64 w = pos >> 6;
+	unsigned int sh = pos & 63;
+	u64 lo = CF_READ(t[w]) >> sh;
+
+	if (one_word)
+		return lo;
+	return lo | ((CF_READ(t[w + 1]) << 1) << (63 - sh));
+}
+
+/* Does no read of a bucket (or of a 64-bit chunk of one) cross a word? */
+static __always_inline bool cf_one_word(unsigned int f, unsigned int b)
+{
+	unsigned int width = f * b;
+
+	return 64 % width == 0 || (width % 64 == 0 && 64 % f == 0);
+}
+
+static __always_inline u64 cf_lane_ones(unsigned int f, unsigned int n)
+{
+	u64 ones = 0;
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		ones |= 1ULL << (j * f);
+	return ones;
+}
+
+/*
+ * Is fp in bucket i?  Up to 64 bits of the bucket are compared at once:
+ * x has a zero f-bit lane exactly where a slot equals fp, and
+ * (x - ones) & ~x & high-bits is non-zero exactly when some lane is zero.
+ */
+static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
+					  unsigned int f, unsigned int b)
+{
+	unsigned int per_word = 64 / f;
+	bool one_word = cf_one_word(f, b);
+	u64 pos = (u64)i * b * f;
+	unsigned int done, n;
+	u64 v, ones, x;
+
+	for (done = 0; done < b; done += n) {
+		n = b - done < per_word ? b - done : per_word;
+		ones = cf_lane_ones(f, n);
+		v = cf_bits_at(t, pos + done * f, one_word) & cf_low_mask(n * f);
+		x = v ^ (fp * ones);
+		if ((x - ones) & ~x & (ones << (f - 1)))
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool cf_victim_is(const struct cuckoo_filter *cf,
+					 const struct cf_hash *h)
+{
+	u64 v = CF_READ(cf->victim);
+
+	return v && CF_VICTIM_FP(v) == h->fp &&
+	       (CF_VICTIM_BUCKET(v) == h->i1 || CF_VICTIM_BUCKET(v) == h->i2);
+}
+
+static __always_inline bool cf_probe(const struct cuckoo_filter *cf,
+				     const struct cf_hash *h,
+				     unsigned int f, unsigned int b)
+{
+	return cf_bucket_has(cf->table, h->i1, h->fp, f, b) ||
+	       cf_bucket_has(cf->table, h->i2, h->fp, f, b) ||
+	       cf_victim_is(cf, h);
+}
+
+static bool cf_probe_any(const struct cuckoo_filter *cf,
+			 const struct cf_hash *h)
+{
+	switch (cf->layout) {
+	case CF_LAYOUT_F8_B4:
+		return cf_probe(cf, h, 8, 4);
+	case CF_LAYOUT_F12_B4:
+		return cf_probe(cf, h, 12, 4);
+	case CF_LAYOUT_F16_B4:
+		return cf_probe(cf, h, 16, 4);
+	case CF_LAYOUT_F32_B4:
+		return cf_probe(cf, h, 32, 4);
+	default:
+		return cf_probe(cf, h, cf->fp_bits, cf->bucket_size);
+	}
+}
+
+/*
+ * The reader's side of the sequence counter.  A hit is final.  A miss
+ * counts only if no fingerprint moved while we looked: the writer makes
+ * the counter odd for the duration of every move.
+ */
+static bool cf_contains_hashed(const struct cuckoo_filter *cf,
+			       const struct cf_hash *h)
+{
+	u32 seq;
+
+	for (;;) {
+		seq = CF_READ(cf->seq);
+		cf_rmb();
+		if (cf_probe_any(cf, h))
+			return true;
+		cf_rmb();
+		if (!(seq & 1) && CF_READ(cf->seq) == seq)
+			return false;
+		cf_cpu_relax();
+	}
+}
+
+bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	struct cf_hash h;
+
+	cf_hash_key(cf, key, len, &h);
+	return cf_contains_hashed(cf, &h);
+}
+
+static __always_inline void cf_prefetch_bucket(const struct cuckoo_filter *cf,
+					       u32 i, unsigned int f,
+					       unsigned int b)
+{
+	u64 pos = (u64)i * b * f;
+
+	cf_prefetch(&cf->table[pos >> 6]);
+	if (!cf_one_word(f, b) || f * b > 64)
+		cf_prefetch(&cf->table[(pos + (u64)f * b - 1) >> 6]);
+}
+
+/*
+ * Hash CF_BATCH_AHEAD keys ahead and prefetch their buckets, so that the
+ * cache misses of many lookups overlap.  One sequence snapshot covers the
+ * whole batch; if a move happened meanwhile, the misses are looked up
+ * again one by one.
+ */
+static __always_inline u32 cf_batch(const struct cuckoo_filter *cf,
+				    const u8 *keys, u32 key_len, u32 n,
+				    u8 *hits, unsigned int f, unsigned int b)
+{
+	struct cf_hash ring[CF_BATCH_AHEAD];
+	u32 k, j, found = 0, seq;
+	struct cf_hash *h;
+	bool hit;
+
+	seq = CF_READ(cf->seq);
+	cf_rmb();
+	for (k = 0; k < (u64)n + CF_BATCH_AHEAD; k++) {
+		h = &ring[k % CF_BATCH_AHEAD];
+		/* Key k - AHEAD sits in the slot key k is about to take. */
+		if (k >= CF_BATCH_AHEAD) {
+			j = k - CF_BATCH_AHEAD;
+			hit = cf_probe(cf, h, f, b);
+			if (hits)
+				hits[j] = hit;
+			found += hit;
+		}
+		if (k < n) {
+			cf_hash_key(cf, keys + (u64)k * key_len, key_len, h);
+			cf_prefetch_bucket(cf, h->i1, f, b);
+			cf_prefetch_bucket(cf, h->i2, f, b);
+		}
+	}
+	cf_rmb();
+	if (likely(!(seq & 1) && CF_READ(cf->seq) == seq))
+		return found;
+	return (u32)-1;
+}
+
+static u32 cf_batch_any(const struct cuckoo_filter *cf, const u8 *keys,
+			u32 key_len, u32 n, u8 *hits)
+{
+	switch (cf->layout) {
+	case CF_LAYOUT_F8_B4:
+		return cf_batch(cf, keys, key_len, n, hits, 8, 4);
+	case CF_LAYOUT_F12_B4:
+		return cf_batch(cf, keys, key_len, n, hits, 12, 4);
+	case CF_LAYOUT_F16_B4:
+		return cf_batch(cf, keys, key_len, n, hits, 16, 4);
+	case CF_LAYOUT_F32_B4:
+		return cf_batch(cf, keys, key_len, n, hits, 32, 4);
+	default:
+		return cf_batch(cf, keys, key_len, n, hits, cf->fp_bits,
+				cf->bucket_size);
+	}
+}
+
+/**
+ * cf_contains_batch - look up n keys of key_len bytes each, stored back to
+ * back at keys; hits[k] (if hits is not NULL) is set to 1 where key k may
+ * be present, 0 where it is absent.  Returns the number of hits.
+ */
+u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
+		      u32 key_len, u32 n, u8 *hits)
+{
+	const u8 *p = keys;
+	struct cf_hash h;
+	u32 found, k;
+
+	found = cf_batch_any(cf, p, key_len, n, hits);
+	if (likely(found != (u32)-1))
+		return found;
+	/* A move overlapped the batch: recount, looking up misses again. */
+	for (found = 0, k = 0; k < n; k++) {
+		cf_hash_key(cf, p + (u64)k * key_len, key_len, &h);
+		if (hits && hits[k]) {
+			found++;
+			continue;
+		}
+		if (cf_contains_hashed(cf, &h)) {
+			found++;
+			if (hits)
+				hits[k] = 1;
+		}
+	}
+	return found;
+}
+
+/* ---- The writer's side: slot by slot, serialised by the caller. ---- */
+
+static u32 cf_slot_get(const struct cuckoo_filter *cf, u32 i, unsigned int s)
+{
+	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
+
+	return (u32)cf_bits_at(cf->table, pos, false) & cf->fp_mask;
+}
+
+/* Rewrites only the words the slot lies in, each with one store. */
+static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
+			u32 fp)
+{
+	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
+	u64 w = pos >> 6, old;
+	unsigned int sh = pos & 63, lo_bits = 64 - sh;
+
+	old = CF_READ(cf->table[w]);
+	old &= ~((u64)cf->fp_mask << sh);
+	CF_WRITE(cf->table[w], old | ((u64)fp << sh));
+	if (sh + cf->fp_bits <= 64)
+		return;
+	old = CF_READ(cf->table[w + 1]);
+	old &= ~((u64)cf->fp_mask >> lo_bits);
+	CF_WRITE(cf->table[w + 1], old | ((u64)fp >> lo_bits));
+}
+
+static int cf_slot_find(const struct cuckoo_filter *cf, u32 i, u32 fp)
+{
+	unsigned int s;
+
+	for (s = 0; s < cf->bucket_size; s++)
+		if (cf_slot_get(cf, i, s) == fp)
+			return s;
+	return -1;
+}
+
+static void cf_count_add(struct cuckoo_filter *cf, int delta)
+{
+	CF_WRITE(cf->count, cf->count + delta);
+}
+
+static void cf_write_begin(struct cuckoo_filter *cf)
+{
+	cf_write_lock_bh();
+	CF_WRITE(cf->seq, cf->seq + 1);
+	cf_wmb();
+}
+
+static void cf_write_end(struct cuckoo_filter *cf)
+{
+	cf_wmb();
+	CF_WRITE(cf->seq, cf->seq + 1);
+	cf_write_unlock_bh();
+}
+
+/*
+ * A search path must not use a slot twice, or moving backwards along it
+ * would read a slot it had already overwritten.  Shortest paths never do;
+ * this check makes sure rather than trust that.
+ */
+static bool cf_path_sane(const struct cf_bfs_node *q, u32 node)
+{
+	u32 a, b, len = 0, path[CF_PATH_MAX];
+
+	for (; q[node].parent != CF_BFS_ROOT; node = q[node].parent) {
+		if (len == CF_PATH_MAX)
+			return false;
+		path[len++] = node;
+	}
+	for (a = 0; a < len; a++)
+		for (b = a + 1; b < len; b++)
+			if (q[q[path[a]].parent].bucket ==
+			    q[q[path[b]].parent].bucket &&
+			    q[path[a]].slot == q[path[b]].slot)
+				return false;
+	return true;
+}
+
+/*
+ * Move along the path that ends at node, whose bucket has slot free, from
+ * the free end backwards: each fingerprint is copied into its other bucket
+ * before its old slot is reused, so it is always in one of its buckets.
+ * Finally fp takes the slot freed in a root bucket.  If from_victim, fp is
+ * the victim's, and the victim slot is emptied inside the same section.
+ */
+static void cf_commit_path(struct cuckoo_filter *cf, u32 node,
+			   unsigned int slot, u32 fp, bool from_victim)
+{
+	const struct cf_bfs_node *q = cf->bfs;
+	u32 bucket = q[node].bucket, parent;
+
+	cf_write_begin(cf);
+	for (; q[node].parent != CF_BFS_ROOT; node = parent) {
+		parent = q[node].parent;
+		cf_slot_set(cf, bucket, slot,
+			    cf_slot_get(cf, q[parent].bucket, q[node].slot));
+		cf_wmb();
+		bucket = q[parent].bucket;
+		slot = q[node].slot;
+	}
+	cf_slot_set(cf, bucket, slot, fp);
+	if (from_victim) {
+		cf_wmb();
+		CF_WRITE(cf->victim, 0);
+	}
+	cf_write_end(cf);
+}
+
+/*
+ * Breadth-first search for the shortest chain of displacements from one of
+ * fp's buckets to a free slot, examining at most max_kicks candidates.
+ * Returns the node whose bucket has a free slot (in *slot), or -1.
+ */
+static int cf_search(struct cuckoo_filter *cf, const struct cf_hash *h,
+		     int *slot)
+{
+	struct cf_bfs_node *q = cf->bfs;
+	u32 head, tail = 0, roots, budget, bucket, alt, back;
+	unsigned int s;
+
+	q[tail++] = (struct cf_bfs_node){ h->i1, CF_BFS_ROOT, 0 };
+	if (h->i2 != h->i1)
+		q[tail++] = (struct cf_bfs_node){ h->i2, CF_BFS_ROOT, 0 };
+	roots = tail;
+	budget = roots + cf->max_kicks;
+	for (head = 0; head < tail; head++) {
+		bucket = q[head].bucket;
+		back = q[head].parent == CF_BFS_ROOT ? bucket :
+		       q[q[head].parent].bucket;
+		for (s = 0; s < cf->bucket_size; s++) {
+			alt = cf_alt(cf, bucket, cf_slot_get(cf, bucket, s));
+			/* Going back where we came from gains nothing. */
+			if (alt == bucket || alt == back)
+				continue;
+			if (tail == budget)
+				return -1;
+			q[tail] = (struct cf_bfs_node){ alt, (u16)head, (u8)s };
+			*slot = cf_slot_find(cf, alt, 0);
+			if (*slot >= 0)
+				return tail;
+			tail++;
+		}
+	}
+	return -1;
+}
+
+static unsigned int cf_free_slots(const struct cuckoo_filter *cf, u32 i,
+				  int *first)
+{
+	unsigned int s, n = 0;
+
+	*first = -1;
+	for (s = 0; s < cf->bucket_size; s++) {
+		if (cf_slot_get(cf, i, s))
+			continue;
+		if (!n++)
+			*first = s;
+	}
+	return n;
+}
+
+/*
+ * Which root takes a new fingerprint: the bucket with more free slots, so
+ * that buckets fill evenly and long displacement chains come later.
+ * Returns 0 for i1, 1 for i2; *slot is -1 if both are full.
+ */
+static int cf_emptier(const struct cuckoo_filter *cf, const struct cf_hash *h,
+		      int *slot)
+{
+	int s1, s2 = -1;
+	unsigned int n1 = cf_free_slots(cf, h->i1, &s1);
+	unsigned int n2 = h->i2 == h->i1 ? 0 : cf_free_slots(cf, h->i2, &s2);
+
+	if (n2 > n1) {
+		*slot = s2;
+		return 1;
+	}
+	*slot = s1;
+	return 0;
+}
+
+/* Put fp in one of its buckets, displacing others if need be. */
+static bool cf_place(struct cuckoo_filter *cf, const struct cf_hash *h,
+		     bool from_victim)
+{
+	int node, slot;
+
+	node = cf_emptier(cf, h, &slot);
+	if (slot >= 0 && !from_victim) {
+		/* A new fingerprint: readers need no warning. */
+		cf_slot_set(cf, node ? h->i2 : h->i1, slot, h->fp);
+		return true;
+	}
+	if (slot < 0)
+		node = cf_search(cf, h, &slot);
+	else
+		cf->bfs[node] = (struct cf_bfs_node){
+			node ? h->i2 : h->i1, CF_BFS_ROOT, 0 };
+	if (node < 0 || !cf_path_sane(cf->bfs, node))
+		return false;
+	cf_commit_path(cf, node, slot, h->fp, from_victim);
+	return true;
+}
+
+static int cf_add_hashed(struct cuckoo_filter *cf, const struct cf_hash *h)
+{
+	if (CF_READ(cf->victim))
+		return -ENOSPC;
+	if (!cf_place(cf, h, false))
+		/* Keep it rather than fail: the next insert will. */
+		CF_WRITE(cf->victim, (u64)h->fp << 32 | h->i1);
+	cf_count_add(cf, 1);
+	return 0;
+}
+
+/**
+ * cf_add - add a key (another copy if it is already there)
+ * Returns 0, or -ENOSPC when the filter is full; nothing is lost then.
+ */
+int cf_add(struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	struct cf_hash h;
+
+	cf_hash_key(cf, key, len, &h);
+	return cf_add_hashed(cf, &h);
+}
+
+/**
+ * cf_add_unique - add a key unless it may already be present
+ * Returns 0, -EEXIST if the filter already answers yes for it (which a
+ * false positive can cause too), or -ENOSPC.
+ */
+int cf_add_unique(struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	struct cf_hash h;
+
+	cf_hash_key(cf, key, len, &h);
+	if (cf_probe_any(cf, &h))
+		return -EEXIST;
+	return cf_add_hashed(cf, &h);
+}
+
+/* After a delete: if the victim now fits, take it back into the table. */
+static void cf_rehome_victim(struct cuckoo_filter *cf)
+{
+	u64 v = cf->victim;
+	struct cf_hash h;
+
+	if (!v)
+		return;
+	h.fp = CF_VICTIM_FP(v);
+	h.i1 = CF_VICTIM_BUCKET(v);
+	h.i2 = cf_alt(cf, h.i1, h.fp);
+	cf_place(cf, &h, true);
+}
+
+static bool cf_slot_remove(struct cuckoo_filter *cf, u32 i, u32 fp)
+{
+	int s = cf_slot_find(cf, i, fp);
+
+	if (s < 0)
+		return false;
+	cf_slot_set(cf, i, s, 0);
+	return true;
+}
+
+/**
+ * cf_delete - remove one copy of a key
+ * Returns 0, or -ENOENT if no copy (nor any fingerprint like it) is there.
+ * Deleting a key that was never added may remove another key: see cuckoo.h.
+ */
+int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	struct cf_hash h;
+
+	cf_hash_key(cf, key, len, &h);
+	if (cf_victim_is(cf, &h)) {
+		CF_WRITE(cf->victim, 0);
+	} else if (!cf_slot_remove(cf, h.i1, h.fp) &&
+		   !cf_slot_remove(cf, h.i2, h.fp)) {
+		return -ENOENT;
+	}
+	cf_count_add(cf, -1);
+	cf_rehome_victim(cf);
+	return 0;
+}
+
+void cf_clear(struct cuckoo_filter *cf)
+{
+	u64 w;
+
+	for (w = 0; w < cf->table_words; w++)
+		CF_WRITE(cf->table[w], 0);
+	CF_WRITE(cf->victim, 0);
+	CF_WRITE(cf->count, 0);
+}
+
+static u8 cf_layout_of(unsigned int f, unsigned int b)
+{
+	if (b != 4)
+		return CF_LAYOUT_GENERIC;
+	switch (f) {
+	case 8:
+		return CF_LAYOUT_F8_B4;
+	case 12:
+		return CF_LAYOUT_F12_B4;
+	case 16:
+		return CF_LAYOUT_F16_B4;
+	case 32:
+		return CF_LAYOUT_F32_B4;
+	default:
+		return CF_LAYOUT_GENERIC;
+	}
+}
+
+int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
+{
+	struct cf_params p = *in;
+	struct cuckoo_filter *cf;
+	int err;
+
+	err = cf_params_resolve(&p);
+	if (err)
+		return err;
+	cf = cf_zalloc(sizeof(*cf));
+	if (!cf)
+		return -ENOMEM;
+	cf->nbuckets = (u32)cf_nbuckets_for(p.capacity, p.bucket_size);
+	cf->table_bits = (u64)cf->nbuckets * p.bucket_size * p.fp_bits;
+	cf->table_words = cf_table_words(cf->nbuckets, p.bucket_size,
+					 p.fp_bits);
+	cf->fp_bits = p.fp_bits;
+	cf->fp_mask = (u32)cf_low_mask(p.fp_bits);
+	cf->bucket_size = p.bucket_size;
+	cf->layout = cf_layout_of(p.fp_bits, p.bucket_size);
+	cf->capacity = p.capacity;
+	cf->max_kicks = p.max_kicks;
+	cf->seed = p.seed;
+	/* Two different initvals even for seed 0: bucket and fp independent. */
+	cf->seed_index = (u32)p.seed;
+	cf->seed_fp = (u32)(p.seed >> 32) ^ 0x9e3779b9U;
+	err = -ENOMEM;
+	cf->table = cf_zalloc(cf->table_words * sizeof(u64));
+	if (!cf->table)
+		goto err_free;
+	cf->bfs = cf_zalloc(cf_bfs_bytes(p.max_kicks));
+	if (!cf->bfs)
+		goto err_free;
+	*out = cf;
+	return 0;
+
+err_free:
+	cf_free(cf);
+	return err;
+}
+
+void cf_free(struct cuckoo_filter *cf)
+{
+	if (!cf)
+		return;
+	cf_free_mem(cf->bfs);
+	cf_free_mem(cf->table);
+	cf_free_mem(cf);
+}
+
+void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p)
+{
+	*p = (struct cf_params){
+		.capacity = cf->capacity,
+		.seed = cf->seed,
+		.max_kicks = cf->max_kicks,
+		.fp_bits = cf->fp_bits,
+		.bucket_size = cf->bucket_size,
+	};
+}
+
+u64 cf_count(const struct cuckoo_filter *cf)
+{
+	return CF_READ(cf->count);
+}
+
+static u64 cf_slots(const struct cuckoo_filter *cf)
+{
+	return (u64)cf->nbuckets * cf->bucket_size;
+}
+
+u32 cf_load_ppm(const struct cuckoo_filter *cf)
+{
+	return (u32)(cf_count(cf) * 1000000 / cf_slots(cf));
+}
+
+u64 cf_bytes(const struct cuckoo_filter *cf)
+{
+	return cf->table_words * sizeof(u64) + cf_bfs_bytes(cf->max_kicks) +
+	       sizeof(*cf);
+}
+
+void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st)
+{
+	*st = (struct cf_stats){
+		.count = cf_count(cf),
+		.slots = cf_slots(cf),
+		.nbuckets = cf->nbuckets,
+		.bytes = cf_bytes(cf),
+		.table_bytes = cf->table_words * sizeof(u64),
+		.load_ppm = cf_load_ppm(cf),
+		.victim = CF_READ(cf->victim) != 0,
+	};
+}
+
+/* ---- Raw export and import. ---- */
+
+void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img)
+{
+	*img = (struct cf_image){
+		.magic = CF_IMAGE_MAGIC,
+		.version = CF_IMAGE_VERSION,
+		.fp_bits = cf->fp_bits,
+		.bucket_size = cf->bucket_size,
+		.nbuckets = cf->nbuckets,
+		.max_kicks = cf->max_kicks,
+		.capacity = cf->capacity,
+		.seed = cf->seed,
+		.victim = CF_READ(cf->victim),
+		.table_bytes = cf->table_words * sizeof(u64),
+	};
+}
+
+static int cf_chunk_ok(const struct cuckoo_filter *cf, u64 off, u64 len)
+{
+	u64 size = cf->table_words * sizeof(u64);
+
+	if ((off | len) & 7 || off > size || len > size - off)
+		return -EINVAL;
+	return 0;
+}
+
+int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
+		    u64 len)
+{
+	u64 w, v, *dst = buf;
+	int err = cf_chunk_ok(cf, off, len);
+
+	if (err)
+		return err;
+	for (w = 0; w < len / 8; w++) {
+		v = CF_READ(cf->table[off / 8 + w]);
+		memcpy(dst + w, &v, sizeof(v));
+	}
+	return 0;
+}
+
+static bool cf_image_ok(const struct cf_image *img)
+{
+	u32 fp_mask, vb;
+	u64 vfp;
+
+	if (img->magic != CF_IMAGE_MAGIC || img->version != CF_IMAGE_VERSION ||
+	    img->fp_bits < CF_FP_BITS_MIN || img->fp_bits > CF_FP_BITS_MAX ||
+	    !cf_bucket_size_ok(img->bucket_size) || !img->max_kicks ||
+	    img->max_kicks > CF_MAX_KICKS_MAX || img->reserved)
+		return false;
+	/* The geometry must be the one this code makes for that capacity. */
+	if (!img->capacity ||
+	    cf_nbuckets_for(img->capacity, img->bucket_size) != img->nbuckets)
+		return false;
+	if (img->table_bytes != sizeof(u64) * cf_table_words(img->nbuckets,
+							     img->bucket_size,
+							     img->fp_bits))
+		return false;
+	if (!img->victim)
+		return true;
+	fp_mask = (u32)cf_low_mask(img->fp_bits);
+	vfp = CF_VICTIM_FP(img->victim);
+	vb = CF_VICTIM_BUCKET(img->victim);
+	return vfp && !(vfp & ~(u64)fp_mask) && vb < img->nbuckets;
+}
+
+int cf_create_from_image(struct cuckoo_filter **out,
+			 const struct cf_image *img)
+{
+	struct cf_params p = {
+		.capacity = img->capacity,
+		.seed = img->seed,
+		.max_kicks = img->max_kicks,
+		.fp_bits = img->fp_bits,
+		.bucket_size = img->bucket_size,
+	};
+	int err;
+
+	if (!cf_image_ok(img))
+		return -EINVAL;
+	err = cf_create(out, &p);
+	if (err)
+		return err;
+	(*out)->victim = img->victim;
+	return 0;
+}
+
+int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
+		    u64 len)
+{
+	const u64 *src = buf;
+	u64 w, v, first, bit;
+	int err = cf_chunk_ok(cf, off, len);
+
+	if (err)
+		return err;
+	first = off / 8;
+	for (w = 0; w < len / 8; w++) {
+		memcpy(&v, src + w, sizeof(v));
+		/* Nothing may live past the last slot. */
+		bit = (first + w) * 64;
+		if (bit >= cf->table_bits ? v != 0 :
+		    bit + 64 > cf->table_bits &&
+		    (v & ~cf_low_mask((unsigned int)(cf->table_bits - bit))))
+			return -EINVAL;
+		CF_WRITE(cf->table[first + w], v);
+	}
+	return 0;
+}
+
+/* Count what was loaded; the image's count is not trusted. */
+int cf_import_finish(struct cuckoo_filter *cf)
+{
+	u64 count = 0;
+	u32 i;
+	unsigned int s;
+
+	for (i = 0; i < cf->nbuckets; i++)
+		for (s = 0; s < cf->bucket_size; s++)
+			count += cf_slot_get(cf, i, s) != 0;
+	CF_WRITE(cf->count, count + (cf->victim != 0));
+	return 0;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A cuckoo filter: approximate set membership with deletion, in a few bits
+ * per item (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter:
+ * Practically Better Than Bloom", CoNEXT 2014).
+ *
+ * Each key maps to a fingerprint fp of f bits (never 0: 0 marks an empty
+ * slot) and to two buckets of b slots each.  A key may be present if fp sits
+ * in one of its two buckets; it is certainly absent otherwise.  The false
+ * positive rate is at most 2b / 2^f.
+ *
+ * Geometry.  The paper picks the second bucket as i1 XOR hash(fp), which only
+ * works when the bucket count m is a power of two, so the reference
+ * implementation rounds m up and can waste half the memory.  Here
+ *
+ *	i1 = (h1 * m) >> 32		(h1 a 32-bit hash of the key)
+ *	i2 = (H(fp) - i1) mod m		(H(fp) = (hash(fp) * m) >> 32)
+ *
+ * which is an involution for every m: i1 = (H(fp) - i2) mod m, so a
+ * fingerprint can always find its other bucket from the one it is in,
+ * and neither mapping divides.  m is chosen so that the filter's capacity
+ * fills CF_DESIGN_LOAD of the slots, hence bits per item is
+ * f / CF_DESIGN_LOAD (12.57 for f = 12, b = 4) for any capacity.
+ *
+ * Keys are hashed with jhash (the kernel's own in the module, its bit-exact
+ * twin cf_jhash.h in userspace), twice, with the two halves of the filter's
+ * 64-bit seed: once for the bucket, once for the fingerprint, so that large
+ * filters do not pay for a 32-bit collision floor.
+ *
+ * Inserting.  A new fingerprint goes to whichever of its buckets has more
+ * free slots, which keeps buckets evenly filled.  Instead of the paper's
+ * random walk, which evicts a fingerprint before it knows whether a free
+ * slot will be found, an insert that finds both buckets full searches
+ * breadth-first (as MemC3 / libcuckoo do) for the shortest chain of
+ * displacements that ends in a free slot, examining at most max_kicks
+ * candidate buckets (one bucket read each, as a random walk's kick is).
+ * Only then does it move anything, from
+ * the free end of the chain backwards.  So a failed search has changed
+ * nothing: no fingerprint is ever lost.  When the search fails, the new item
+ * is kept in a single victim slot (as the reference implementation keeps its
+ * evicted one) and the insert succeeds; while the victim is taken every
+ * further insert fails with -ENOSPC.  A delete that frees room takes the
+ * victim back into the table.
+ *
+ * Duplicates.  cf_add() stores a key as often as it is added (at most 2b
+ * copies fit, beyond that -ENOSPC), so adding twice and deleting once keeps
+ * it.  cf_add_unique() adds only if the key is not already (maybe) present.
+ *
+ * Deleting.  A filter cannot tell keys with the same fingerprint and buckets
+ * apart: deleting a key that was never added may remove another key's
+ * fingerprint, and that key then tests negative.  Delete only what was added.
+ *
+ * Concurrency.  One writer at a time: the caller serialises cf_add(),
+ * cf_add_unique(), cf_delete(), cf_clear() and the import functions with
+ * its own lock.  Any number of readers (cf_contains(), cf_contains_batch(),
+ * cf_count() and the other getters) run at the same time without a lock.
+ * A reader never misses an item that was present for the whole of its
+ * lookup: the writer moves fingerprints only inside a sequence-counter
+ * section (kept short because the path was found beforehand), and a reader
+ * that found nothing while the counter was odd or changed looks again.  A
+ * hit needs no check: any fingerprint seen was really in the table.  Table
+ * words are read and written whole (READ_ONCE/WRITE_ONCE), so a slot that
+ * is not being changed is never seen torn.  In the kernel, the writer's
+ * move section runs with bottom halves disabled so that a softirq reader on
+ * the same CPU can never wait for it.  Freeing a filter that readers may
+ * still see is the caller's business (RCU in the module).
+ */
+#ifndef _NF_CUCKOO_CUCKOO_H
+#define _NF_CUCKOO_CUCKOO_H
+
+#include "cuckoo_platform.h"
+
+/*
+ * Below 6 bits the fingerprints of a full bucket pair are so often equal
+ * that a b = 2 filter cannot reach its design load.
+ */
+#define CF_FP_BITS_MIN		6
+#define CF_FP_BITS_MAX		32
+#define CF_FP_BITS_DEFAULT	12
+#define CF_BUCKET_SIZE_DEFAULT	4
+#define CF_MAX_KICKS_DEFAULT	500
+#define CF_MAX_KICKS_MAX	8192
+/* Bucket indexes are 32 bits wide; keep one spare for arithmetic. */
+#define CF_NBUCKETS_MAX		0x80000000ULL
+/* Parts per billion: the unit of a target false-positive rate. */
+#define CF_PPB			1000000000U
+
+/*
+ * Occupancy, in parts per million, that a filter of each bucket size is
+ * sized for: a filter created with capacity N has slots enough for N items
+ * at this load.  With the default 500 kicks the first failed search came
+ * at 86.2% (b = 2, 4M items), 95.9% (b = 4, 16M) and 99.0% (b = 8, 4M);
+ * more kicks buy more margin (96.9% for b = 4 with 1000).
+ */
+#define CF_DESIGN_LOAD_PPM_B2	840000U
+#define CF_DESIGN_LOAD_PPM_B4	955000U
+#define CF_DESIGN_LOAD_PPM_B8	980000U
+/* Slots every filter has beyond its design load: see cf_nbuckets_for(). */
+#define CF_SPARE_SLOTS		16
+
+/**
+ * struct cf_params - how to build a filter
+ * @capacity:	items the filter must hold, > 0
+ * @fpr_ppb:	target false-positive rate in parts per 10^9; used only when
+ *		@fp_bits is 0, to choose the smallest f with 2b / 2^f <= rate
+ * @fp_bits:	fingerprint bits, CF_FP_BITS_MIN..CF_FP_BITS_MAX, or 0
+ * @bucket_size: slots per bucket: 2, 4 or 8; 0 means 4
+ * @max_kicks:	candidate buckets an insert may examine, 1..CF_MAX_KICKS_MAX;
+ *		0 means 500
+ * @seed:	hash seed; the filter's answers depend on it, so keep it secret
+ *		from whoever chooses the keys
+ *
+ * cf_params_resolve() fills the defaults in place, so that a caller can
+ * report what was chosen.
+ */
+struct cf_params {
+	u64 capacity;
+	u64 seed;
+	u32 fpr_ppb;
+	u16 max_kicks;
+	u8 fp_bits;
+	u8 bucket_size;
+};
+
+/**
+ * struct cf_stats - a snapshot for reporting
+ * @count:	items stored, the victim included
+ * @slots:	buckets * bucket size
+ * @nbuckets:	buckets
+ * @load_ppm:	count / slots, parts per million
+ * @bytes:	memory the filter holds (table, search scratch, struct)
+ * @table_bytes: the table alone, as cf_export_table() copies it
+ * @victim:	true while the victim slot holds an item (inserts then fail)
+ */
+struct cf_stats {
+	u64 count;
+	u64 slots;
+	u64 nbuckets;
+	u64 bytes;
+	u64 table_bytes;
+	u32 load_ppm;
+	bool victim;
+};
+
+struct cuckoo_filter;
+
+int cf_params_resolve(struct cf_params *p);
+u64 cf_params_bytes(const struct cf_params *p);
+
+int cf_create(struct cuckoo_filter **out, const struct cf_params *p);
+void cf_free(struct cuckoo_filter *cf);
+void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p);
+
+int cf_add(struct cuckoo_filter *cf, const void *key, u32 len);
+int cf_add_unique(struct cuckoo_filter *cf, const void *key, u32 len);
+int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len);
+void cf_clear(struct cuckoo_filter *cf);
+
+bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len);
+u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
+		      u32 key_len, u32 n, u8 *hits);
+
+u64 cf_count(const struct cuckoo_filter *cf);
+u32 cf_load_ppm(const struct cuckoo_filter *cf);
+u64 cf_bytes(const struct cuckoo_filter *cf);
+void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
+
+/*
+ * Raw export and import, for save and restore without the keys.
+ *
+ * The image is a struct cf_image header followed by table_bytes of table:
+ * fingerprints packed f bits at a time, slot j of bucket i at bit
+ * (i * b + j) * f, in 64-bit words of the host's byte order, and the
+ * header too.  Images do not travel between hosts of different byte order
+ * (neither does jhash: it reads the key in host order); the magic number
+ * tells.  cf_create_from_image() checks a header and creates an
+ * empty filter of that exact geometry and seed; the table is then copied in
+ * (and out) in chunks whose offset and length are multiples of 8 bytes, so
+ * that a netlink message can carry one chunk at a time.  cf_import_finish()
+ * recounts the items from what was loaded and takes the victim in; until
+ * then the filter must not be shown to readers.
+ */
+#define CF_IMAGE_MAGIC		0x46435543U	/* "CUCF" little-endian */
+#define CF_IMAGE_VERSION	1
+
+struct cf_image {
+	u32 magic;
+	u16 version;
+	u8 fp_bits;
+	u8 bucket_size;
+	u32 nbuckets;
+	u16 max_kicks;
+	u16 reserved;
+	u64 capacity;
+	u64 seed;
+	u64 victim;
+	u64 table_bytes;
+};
+
+void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img);
+int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
+		    u64 len);
+int cf_create_from_image(struct cuckoo_filter **out,
+			 const struct cf_image *img);
+int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
+		    u64 len);
+int cf_import_finish(struct cuckoo_filter *cf);
+
+#endif /* _NF_CUCKOO_CUCKOO_H */

@@ -1,0 +1,48 @@
+#!/bin/bash
+# `make check`: every test of the project, in stages, then one summary line
+# "N passed, N failed" (", N skipped" when any), counted from the TAP lines
+# (`ok ...` / `not ok ...` at the start of a line) that the stages print.
+# A stage that fails without printing a failing TAP line of its own gets
+# one, so a crash or a build error is never counted as a pass.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+mkdir -p build
+log=build/check.log
+: >"$log"
+
+stage() {
+	local name=$1 start rc before after
+	shift
+	echo "### $name: $*" | tee -a "$log"
+	start=$(date +%s)
+	before=$(grep -c '^not ok' "$log")
+	"$@" 2>&1 | tee -a "$log"
+	rc=${PIPESTATUS[0]}
+	after=$(grep -c '^not ok' "$log")
+	if [ "$rc" -ne 0 ] && [ "$after" -eq "$before" ]; then
+		echo "not ok - $name exited with status $rc" | tee -a "$log"
+	fi
+	echo "### $name: status $rc, $(($(date +%s) - start)) s" | tee -a "$log"
+}
+
+# Quietly building something is a test too: it must build with -Werror.
+build_module() {
+	make -s module && echo "ok - module nf_cuckoo.ko builds with -Werror"
+}
+
+stage deps scripts/deps.sh
+stage unit make -s -C tests check
+stage module build_module
+if [ -f nf_cuckoo.ko ]; then
+	stage vm-smoke selftests/vm/vm.sh --timeout 600 -- \
+		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
+fi
+
+passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')
+skipped=$(grep -E '^ok( |$)' "$log" | grep -c '# *SKIP')
+failed=$(grep -c '^not ok' "$log")
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

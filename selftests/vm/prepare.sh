@@ -1,0 +1,410 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare what selftests/vm/vm.sh boots, idempotently, cached under
+# build/vm/ (or $NFC_VM_DIR):
+#
+#   build/vm/kernel-<kver>/vmlinuz                 Debian's unsigned kernel
+#   build/vm/kernel-<kver>/lib/modules/<kver>/     its modules, depmod'ed
+#   build/vm/initramfs-<kver>[-<hash>].cpio        busybox + 9p/virtio + init
+#
+# The kernel is linux-image-<kver>-unsigned at exactly the version of the
+# installed linux-headers-amd64, so that modules built on the host against
+# /lib/modules/<kver>/build load in the VM.  It is fetched with
+# `apt-get download` and unpacked with `dpkg -x`, never installed.
+#
+# Usage: prepare.sh [--kernel-dir DIR] [--print-env] [--quiet]
+#   --kernel-dir DIR  use DIR (DIR/vmlinuz, DIR/lib/modules/<ver>/) instead
+#                     of the Debian kernel; only the initramfs is built
+#   --print-env       print NFC_VM_KERNEL, NFC_VM_INITRD, NFC_VM_KVER,
+#                     NFC_VM_KDIR as shell assignments on stdout
+#   --quiet           no progress messages
+#
+# Progress goes to stderr.  Missing Debian packages are installed with
+# apt-get (root only).
+
+set -euo pipefail
+
+SELF=$(readlink -f "${BASH_SOURCE[0]}")
+HERE=$(dirname "$SELF")
+REPO=$(cd "$HERE/../.." && pwd)
+VMDIR=${NFC_VM_DIR:-$REPO/build/vm}
+
+KDIR=
+PRINT_ENV=0
+QUIET=0
+
+log() { [ "$QUIET" = 1 ] || echo "prepare: $*" >&2; }
+die() { echo "prepare: error: $*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel-dir) KDIR=${2:?--kernel-dir needs an argument}; shift 2 ;;
+	--kernel-dir=*) KDIR=${1#*=}; shift ;;
+	--print-env) PRINT_ENV=1; shift ;;
+	--quiet|-q) QUIET=1; shift ;;
+	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$SELF"; exit 0 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+done
+
+# ---- Debian packages ------------------------------------------------------
+
+APT_UPDATED=0
+apt_update_once() {
+	[ "$APT_UPDATED" = 1 ] && return 0
+	log "apt-get update"
+	apt-get update -qq >&2
+	APT_UPDATED=1
+}
+
+pkg_installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
+		grep -q 'install ok installed'
+}
+
+ensure_pkgs() {
+	local p missing=()
+
+	for p in "$@"; do
+		pkg_installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages (need root): ${missing[*]}"
+	apt_update_once
+	log "apt-get install ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+# Base tools.  linux-headers-amd64 is needed only for the Debian kernel
+# (it tells which kernel to fetch; modules are built against it).
+PKGS=(qemu-system-x86 busybox-static kmod cpio)
+[ -z "$KDIR" ] && PKGS+=(linux-headers-amd64)
+ensure_pkgs "${PKGS[@]}"
+
+mkdir -p "$VMDIR"
+# Serialise concurrent vm.sh runs that prepare the same cache.
+exec 9>"$VMDIR/.lock"
+flock 9
+
+# ---- the kernel -----------------------------------------------------------
+
+# The kernel ABI name (e.g. 6.1.0-56-amd64) and the Debian version
+# (e.g. 6.1.192-2) of the headers the module is built against, taken from
+# linux-headers-amd64's dependency, not from uname -r (the host's kernel).
+headers_kver() {
+	local dep
+
+	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64) ||
+		die "linux-headers-amd64 is not installed"
+	# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)"
+	dep=${dep%%,*}
+	KVER=$(sed -n 's/^linux-headers-\([^ ]*\).*/\1/p' <<<"$dep")
+	DEBVER=$(sed -n 's/.*(= \([^)]*\)).*/\1/p' <<<"$dep")
+	[ -n "$KVER" ] && [ -n "$DEBVER" ] ||
+		die "cannot parse linux-headers-amd64 Depends: $dep"
+}
+
+# Make sure the decompressor for module file $1 is there.
+need_unpacker() {
+	case $1 in
+	*.xz) command -v xz >/dev/null || ensure_pkgs xz-utils ;;
+	*.zst) command -v zstd >/dev/null || ensure_pkgs zstd ;;
+	*.gz) command -v gzip >/dev/null || ensure_pkgs gzip ;;
+	esac
+}
+
+# Decompress every module under $1 in place (.ko.xz/.ko.zst/.ko.gz -> .ko).
+decompress_modules() {
+	local dir=$1 f n=0
+
+	while IFS= read -r -d '' f; do
+		need_unpacker "$f"
+		case $f in
+		*.ko.xz) xz -dq "$f" ;;
+		*.ko.zst) zstd -dq --rm "$f" ;;
+		*.ko.gz) gzip -dq "$f" ;;
+		esac
+		n=$((n + 1))
+	done < <(find "$dir" -type f \( -name '*.ko.xz' -o -name '*.ko.zst' \
+		-o -name '*.ko.gz' \) -print0)
+	[ "$n" = 0 ] || log "decompressed $n modules in $dir"
+}
+
+apt_download() {
+	(cd "$1" && apt-get download -qq -o APT::Sandbox::User=root "$2" >&2)
+}
+
+fetch_debian_kernel() {
+	local pkg dst tmp deb
+
+	headers_kver
+	pkg=linux-image-$KVER-unsigned
+	dst=$VMDIR/kernel-$KVER
+	KDIR=$dst
+	if [ -f "$dst/.stamp" ] && [ "$(cat "$dst/.stamp")" = "$pkg=$DEBVER" ]
+	then
+		return 0
+	fi
+
+	log "fetching $pkg=$DEBVER"
+	tmp=$VMDIR/.dl.$$
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	# apt-get download would write into the cwd as the _apt sandbox user,
+	# and only warn when it cannot: download as root straight away.
+	if ! apt_download "$tmp" "$pkg=$DEBVER"; then
+		apt_update_once
+		apt_download "$tmp" "$pkg=$DEBVER" ||
+			die "cannot download $pkg=$DEBVER"
+	fi
+	deb=$(ls "$tmp"/*.deb)
+	log "unpacking $(basename "$deb")"
+	dpkg -x "$deb" "$tmp/x"
+	[ -f "$tmp/x/boot/vmlinuz-$KVER" ] || die "no vmlinuz-$KVER in $deb"
+	[ -d "$tmp/x/lib/modules/$KVER" ] || die "no lib/modules/$KVER in $deb"
+
+	rm -rf "$dst"
+	mkdir -p "$dst/lib/modules"
+	mv "$tmp/x/boot/vmlinuz-$KVER" "$dst/vmlinuz"
+	mv "$tmp/x/boot/config-$KVER" "$dst/config"
+	mv "$tmp/x/boot/System.map-$KVER" "$dst/System.map"
+	mv "$tmp/x/lib/modules/$KVER" "$dst/lib/modules/$KVER"
+	rm -rf "$tmp"
+
+	# Debian 6.1 ships uncompressed modules; later ones may not.  The
+	# VM's modprobe is the host's kmod, which may lack a decompressor,
+	# and busybox insmod in the initramfs has none for zstd: keep it
+	# simple and store them uncompressed.
+	decompress_modules "$dst/lib/modules/$KVER"
+	log "depmod -b $dst $KVER"
+	depmod -b "$dst" "$KVER"
+	echo "$pkg=$DEBVER" >"$dst/.stamp"
+}
+
+if [ -z "$KDIR" ]; then
+	fetch_debian_kernel
+	INITRD=$VMDIR/initramfs-$KVER.cpio
+else
+	KDIR=$(readlink -f "$KDIR")
+	[ -f "$KDIR/vmlinuz" ] || die "$KDIR/vmlinuz not found"
+	vers=("$KDIR"/lib/modules/*/)
+	[ ${#vers[@]} = 1 ] && [ -d "${vers[0]}" ] ||
+		die "$KDIR/lib/modules/ must hold exactly one kernel version"
+	KVER=$(basename "${vers[0]}")
+	if [ ! -f "$KDIR/lib/modules/$KVER/modules.dep" ]; then
+		log "depmod -b $KDIR $KVER"
+		depmod -b "$KDIR" "$KVER"
+	fi
+	INITRD=$VMDIR/initramfs-$KVER-$(echo "$KDIR" | sha1sum | cut -c1-8).cpio
+fi
+MODDIR=$KDIR/lib/modules/$KVER
+
+# ---- the initramfs --------------------------------------------------------
+
+# Modules the init needs before the host's root is mounted, leaves first;
+# their dependencies are resolved from modules.dep.  Built-in ones (not in
+# modules.dep) are skipped.
+INITRD_MODULES=(virtio_pci 9pnet_virtio 9p)
+
+# Print the modules.dep paths needed for $@, dependencies first.
+resolve_modules() {
+	awk -v want="$*" '
+	function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.[a-z]+)?$/, "", p)
+			   gsub(/-/, "_", p); return p }
+	function visit(m,    n, i, d) {
+		if (m in done) return
+		done[m] = 1
+		n = split(deps[m], d, " ")
+		for (i = 1; i <= n; i++) visit(d[i])
+		print m
+	}
+	{
+		m = $1; sub(/:$/, "", m)
+		path[base(m)] = m
+		$1 = ""; deps[m] = $0
+	}
+	END {
+		n = split(want, w, " ")
+		for (i = 1; i <= n; i++) {
+			if (!(w[i] in path)) {
+				print "prepare: " w[i] " is not a module (built in?)" > "/dev/stderr"
+				continue
+			}
+			visit(path[w[i]])
+		}
+	}' "$MODDIR/modules.dep"
+}
+
+write_init() {
+	# Stage 1, /init in the initramfs: load the 9p stack, mount the host's
+	# root and what goes over it, then switch_root into it, so that the
+	# kernel's own usermode helpers (request_module -> /sbin/modprobe)
+	# run the host's tools on the kernel's modules.
+	cat >"$1" <<'EOF'
+#!/bin/sh
+# nf_cuckoo VM init, stage 1 (generated by selftests/vm/prepare.sh)
+/bin/busybox mkdir -p /proc /sys /dev /sbin /usr/bin /usr/sbin /newroot
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+
+arg() {
+	for a in $(cat /proc/cmdline); do
+		case $a in "nfcvm.$1="*) echo "${a#*=}"; return ;; esac
+	done
+}
+RUN=$(arg run)
+KDIR=$(arg kdir)
+TOKEN=$(arg token)
+
+fail() {
+	echo "nfc-vm: init: $*"
+	echo "NFC-VM-EXIT $TOKEN 125"
+	poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+for m in $(cat /modules.list); do
+	insmod "/$m" || fail "insmod $m failed"
+done
+
+R=/newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro \
+	hostroot $R || fail "cannot mount the host root over 9p"
+[ -f "$R$RUN/cmd.sh" ] || fail "$RUN/cmd.sh not visible in the VM"
+cp "$R$RUN/cmd.sh" /cmd.sh || fail "cannot read $RUN/cmd.sh"
+[ -x "$R/bin/bash" ] || fail "no /bin/bash on the host root"
+
+# Host directories under /tmp, /var/tmp or /run that the command needs
+# (its cwd, the repository): keep them over the tmpfs mounts.
+i=0
+while IFS= read -r p; do
+	[ -n "$p" ] && [ -d "$R$p" ] || continue
+	mkdir -p /keep/$i && mount --bind "$R$p" /keep/$i ||
+		fail "cannot keep $p"
+	echo "$p" >/keep/$i.path
+	i=$((i + 1))
+done <"$R$RUN/keep"
+
+mount -t tmpfs -o mode=1777 tmpfs $R/tmp || fail "tmpfs /tmp"
+mount -t tmpfs -o mode=0755 tmpfs $R/run || fail "tmpfs /run"
+mount -t tmpfs -o mode=1777 tmpfs $R/var/tmp || fail "tmpfs /var/tmp"
+while [ $i -gt 0 ]; do
+	i=$((i - 1))
+	p=$(cat /keep/$i.path)
+	mkdir -p "$R$p" && mount --move /keep/$i "$R$p" ||
+		fail "cannot bind $p back"
+done
+mount --move /proc $R/proc || fail "proc"
+mount --move /sys $R/sys || fail "sysfs"
+mount --move /dev $R/dev || fail "devtmpfs"
+mkdir -p $R/dev/pts $R/dev/shm $R/run/lock $R/run/nfc-vm
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts $R/dev/pts ||
+	fail "devpts"
+ln -sf pts/ptmx $R/dev/ptmx 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm
+mount -t debugfs debugfs $R/sys/kernel/debug || fail "debugfs"
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+# /lib may be a symlink on the host (merged /usr): let the host's mount
+# resolve it inside the new root, else resolve it with the host's readlink.
+chroot $R mount --bind "$KDIR/lib/modules" /lib/modules 2>/dev/null ||
+	mount --bind "$R$KDIR/lib/modules" "$R$(chroot $R readlink -f \
+		/lib/modules)" || fail "cannot bind $KDIR/lib/modules"
+cp /cmd.sh /init2 /bin/busybox $R/run/nfc-vm/ || fail "cannot fill /run"
+exec switch_root $R /run/nfc-vm/busybox sh /run/nfc-vm/init2
+fail "switch_root failed"
+EOF
+	chmod 755 "$1"
+
+	# Stage 2, PID 1 on the host's root: run the command, report, power
+	# off.  It runs from /run/nfc-vm with a copy of busybox.
+	cat >"$(dirname "$1")/init2" <<'EOF'
+# nf_cuckoo VM init, stage 2 (generated by selftests/vm/prepare.sh)
+BB=/run/nfc-vm/busybox
+arg() {
+	for a in $($BB cat /proc/cmdline); do
+		case $a in "nfcvm.$1="*) echo "${a#*=}"; return ;; esac
+	done
+}
+TOKEN=$(arg token)
+DMESG=$(arg dmesg)
+$BB hostname nfc-vm
+$BB ip link set lo up 2>/dev/null
+
+echo "NFC-VM-START $TOKEN $($BB cut -d' ' -f1 /proc/uptime)"
+/usr/bin/env -i \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/tmp TERM=dumb LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 \
+	/bin/bash /run/nfc-vm/cmd.sh </dev/null
+rc=$?
+if [ "$DMESG" = 1 ]; then
+	echo "----- dmesg -----"
+	$BB dmesg
+	echo "----- end of dmesg -----"
+fi
+echo "NFC-VM-EXIT $TOKEN $rc"
+$BB poweroff -f
+echo o >/proc/sysrq-trigger
+$BB sleep 10
+EOF
+}
+
+build_initramfs() {
+	local stage=$VMDIR/.initramfs.$$ m mods
+
+	log "building $(basename "$INITRD") for $KVER"
+	rm -rf "$stage"
+	mkdir -p "$stage"/{bin,dev,proc,sys,newroot}
+	cp "$(command -v busybox)" "$stage/bin/busybox"
+	file -L "$stage/bin/busybox" 2>/dev/null | grep -q 'dynamically' &&
+		die "busybox is not static (install busybox-static)"
+	ln -s busybox "$stage/bin/sh"
+	mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+	write_init "$stage/init"
+
+	mods=$(resolve_modules "${INITRD_MODULES[@]}")
+	: >"$stage/modules.list"
+	for m in $mods; do
+		mkdir -p "$stage/$(dirname "$m")"
+		need_unpacker "$m"
+		case $m in
+		*.ko.xz) xz -dc "$MODDIR/$m" >"$stage/${m%.xz}"; m=${m%.xz} ;;
+		*.ko.zst) zstd -dqc "$MODDIR/$m" >"$stage/${m%.zst}"
+			  m=${m%.zst} ;;
+		*.ko.gz) gzip -dc "$MODDIR/$m" >"$stage/${m%.gz}"; m=${m%.gz} ;;
+		*) cp "$MODDIR/$m" "$stage/$m" ;;
+		esac
+		echo "$m" >>"$stage/modules.list"
+	done
+	log "initramfs modules: $(xargs -n1 basename <"$stage/modules.list" |
+		tr '\n' ' ')"
+
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc --quiet -R 0:0) >"$INITRD.tmp"
+	mv "$INITRD.tmp" "$INITRD"
+	rm -rf "$stage"
+}
+
+# Rebuild when this script (which holds the init), busybox or the module
+# tree changed.
+if [ ! -s "$INITRD" ] || [ "$SELF" -nt "$INITRD" ] ||
+   [ "$(command -v busybox)" -nt "$INITRD" ] ||
+   [ "$MODDIR/modules.dep" -nt "$INITRD" ]; then
+	build_initramfs
+fi
+
+if [ "$PRINT_ENV" = 1 ]; then
+	printf 'NFC_VM_KERNEL=%q\n' "$KDIR/vmlinuz"
+	printf 'NFC_VM_INITRD=%q\n' "$INITRD"
+	printf 'NFC_VM_KVER=%q\n' "$KVER"
+	printf 'NFC_VM_KDIR=%q\n' "$KDIR"
+fi
+log "ready: $KDIR ($KVER), $INITRD"

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One writer, many lockless readers (kmod/cuckoo.c built in userspace).
+ *
+ * The filter is filled to ~93% of its slots with a stable set.  Then one
+ * writer (holding a lock, as the module's writers do) churns keys in and
+ * out at high load: it adds churn keys until the filter is full (the
+ * victim is taken or an add fails with -ENOSPC), so that the last inserts
+ * need long displacement chains, then deletes them again down to a low
+ * mark (each delete also tries to take the victim back), and so on.
+ * Meanwhile reader threads look up stable keys with cf_contains() and
+ * cf_contains_batch(): every stable key is present for the whole of every
+ * lookup, so a single negative is a failure.
+ *
+ * Two scenarios run one after the other: a large filter (1M items, churn
+ * of 256k keys) and a small one (10k items), in which each move touches a
+ * much larger share of the keys the readers look up, so that a reader that
+ * fails to retry (or a writer that moves outside its sequence section)
+ * shows up within seconds.
+ *
+ * Built with -fsanitize=thread it also checks that every access the
+ * readers race with is atomic; built at -O2 it runs many more operations;
+ * built with -DCF_STRESS and cuckoo.c force-including stress_shim.h, every
+ * table read of a reader and every table write of the writer spins for a
+ * while, which widens the race windows by orders of magnitude.
+ *
+ *	test_concurrency [--seconds S] [--ops N] [--capacity C]
+ *			 [--small-capacity C] [--readers R] [--seed N]
+ *			 [--read-spins N --write-spins N]	(stress build)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "test_util.h"
+
+#define BATCH		64
+#define CHURN_SET	(256 * 1024)
+#define MAX_READERS	16
+
+static u64 g_seed = SEED_DEFAULT;
+static double g_seconds = 5;
+static u64 g_ops = 100000000;
+static u64 g_capacity;
+/*
+ * Two scenarios: a large filter (a churn of 200k+ keys through a million),
+ * and a small one, in which every move touches a far larger share of the
+ * keys the readers look up, so that a broken retry shows within seconds.
+ */
+static u64 g_large = 1 << 20, g_small = 10000;
+static unsigned int g_readers = 3;
+
+static struct cuckoo_filter *g_cf;
+static u64 *g_stable;
+static u64 g_nstable;
+static u64 g_churn_stream;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool g_stop;
+
+struct writer_stats {
+	u64 ops, adds, deletes, enospc, victims, cycles, lo, hi;
+	u64 peak_count;
+	double secs;
+};
+
+struct reader_stats {
+	u64 lookups, batches, negatives, batch_negatives, count_low;
+	u64 first_bad;
+	unsigned int id;
+};
+
+static struct writer_stats g_ws;
+static struct reader_stats g_rs[MAX_READERS];
+
+/*
+ * The stress build (-DCF_STRESS, cuckoo.c compiled with -include
+ * stress_shim.h) slows every table access by these many spins per thread.
+ */
+#ifdef CF_STRESS
+__thread unsigned int cf_stress_read_spins;
+__thread unsigned int cf_stress_write_spins;
+static unsigned int g_read_spins = 2000, g_write_spins = 200;
+#endif
+
+static u64 churn_key(u64 idx)
+{
+	return test_key(g_churn_stream, idx % CHURN_SET);
+}
+
+static bool victim_taken(void)
+{
+	struct cf_stats st;
+
+	cf_get_stats(g_cf, &st);
+	return st.victim;
+}
+
+/*
+ * Churn keys idx in [lo, hi) are in the filter.  Grow until full, then
+ * shrink to the low mark, and again.
+ */
+static void *writer(void *arg)
+{
+	struct writer_stats *ws = &g_ws;
+	struct cf_stats st;
+	u64 low_mark, k;
+	bool grow = true;
+	double t0 = now_sec();
+	int err;
+
+	(void)arg;
+#ifdef CF_STRESS
+	cf_stress_write_spins = g_write_spins;
+#endif
+	cf_get_stats(g_cf, &st);
+	low_mark = g_nstable + st.slots / 100;
+	/* At least one full fill/drain cycle, however slow the machine. */
+	while (ws->ops < g_ops && (now_sec() - t0 < g_seconds ||
+				   (!ws->cycles &&
+				    now_sec() - t0 < 10 * g_seconds + 60))) {
+		pthread_mutex_lock(&g_lock);
+		if (grow && ws->hi - ws->lo < CHURN_SET) {
+			k = churn_key(ws->hi);
+			err = cf_add(g_cf, &k, sizeof(k));
+			if (!err) {
+				ws->hi++;
+				ws->adds++;
+				if (victim_taken()) {
+					ws->victims++;
+					grow = false;
+				}
+			} else {
+				ws->enospc += err == -ENOSPC;
+				if (err != -ENOSPC)
+					ws->ops = ~0ULL - 1;	/* give up */
+				grow = false;
+			}
+		} else {
+			k = churn_key(ws->lo);
+			err = cf_delete(g_cf, &k, sizeof(k));
+			if (err)
+				ws->ops = ~0ULL - 1;	/* reported below */
+			ws->lo++;
+			ws->deletes++;
+			if (g_nstable + ws->hi - ws->lo <= low_mark) {
+				grow = true;
+				ws->cycles++;
+			}
+		}
+		if (cf_count(g_cf) > ws->peak_count)
+			ws->peak_count = cf_count(g_cf);
+		pthread_mutex_unlock(&g_lock);
+		ws->ops++;
+	}
+	ws->secs = now_sec() - t0;
+	atomic_store(&g_stop, true);
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct reader_stats *rs = arg;
+	struct rng r = { g_seed ^ (0x5eadULL + rs->id) };
+	u8 hits[BATCH];
+	u64 i, start, n = g_nstable - BATCH;
+	u32 got;
+
+	rs->first_bad = ~0ULL;
+#ifdef CF_STRESS
+	cf_stress_read_spins = g_read_spins;
+#endif
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		start = rng_below(&r, n);
+		for (i = 0; i < BATCH; i++) {
+			if (!cf_contains(g_cf, &g_stable[start + i], 8)) {
+				rs->negatives++;
+				if (rs->first_bad == ~0ULL)
+					rs->first_bad = start + i;
+			}
+		}
+		rs->lookups += BATCH;
+		start = rng_below(&r, n);
+		got = cf_contains_batch(g_cf, &g_stable[start], 8, BATCH, hits);
+		for (i = 0; i < BATCH; i++)
+			rs->batch_negatives += !hits[i];
+		rs->batch_negatives += got < BATCH;
+		rs->batches++;
+		/* The getters too: count never drops below the stable set. */
+		if (!(rs->batches & 255) && cf_count(g_cf) < g_nstable)
+			rs->count_low++;
+	}
+	return NULL;
+}
+
+static bool t_fill_stable(void)
+{
+	struct cuckoo_filter *cf = NULL;
+	struct cf_params p = {
+		.capacity = g_capacity,
+		.fp_bits = 12,
+		.bucket_size = 4,
+		.seed = mix64(g_seed),
+	};
+	struct cf_stats st;
+	u64 i, stream = mix64(g_seed ^ 0x57ab1e);
+	int err;
+
+	err = cf_create(&cf, &p);
+	if (!CHECK(!err, "cf_create: %d", err))
+		return false;
+	g_cf = cf;
+	cf_get_stats(cf, &st);
+	g_nstable = st.slots * 93 / 100;
+	if (!CHECK(g_nstable > BATCH, "capacity too small"))
+		return false;
+	g_stable = malloc(g_nstable * sizeof(*g_stable));
+	if (!CHECK(g_stable, "out of memory"))
+		return false;
+	for (i = 0; i < g_nstable; i++) {
+		g_stable[i] = test_key(stream, i);
+		err = cf_add(cf, &g_stable[i], 8);
+		if (!CHECK(!err, "stable add %llu: %d", (unsigned long long)i,
+			   err))
+			return false;
+	}
+	/* Churn keys come from another stream: they never equal a stable key. */
+	g_churn_stream = mix64(g_seed ^ 0xc4c4);
+	cf_get_stats(cf, &st);
+	diag("stable set: %llu keys in %llu slots (load %.4f), victim %d",
+	     (unsigned long long)g_nstable, (unsigned long long)st.slots,
+	     st.load_ppm / 1e6, st.victim);
+	return CHECK(!st.victim, "victim taken by the stable set");
+}
+
+static void t_churn(void)
+{
+	pthread_t w, rd[MAX_READERS];
+	struct writer_stats *ws = &g_ws;
+	u64 lookups = 0, neg = 0, bneg = 0, low = 0, batches = 0;
+	struct cf_stats st;
+	unsigned int i;
+
+	if (!t_fill_stable())
+		return;
+	for (i = 0; i < g_readers; i++) {
+		g_rs[i].id = i;
+		CHECK(!pthread_create(&rd[i], NULL, reader, &g_rs[i]),
+		      "pthread_create");
+	}
+	CHECK(!pthread_create(&w, NULL, writer, NULL), "pthread_create");
+	pthread_join(w, NULL);
+	for (i = 0; i < g_readers; i++)
+		pthread_join(rd[i], NULL);
+	for (i = 0; i < g_readers; i++) {
+		lookups += g_rs[i].lookups;
+		batches += g_rs[i].batches;
+		neg += g_rs[i].negatives;
+		bneg += g_rs[i].batch_negatives;
+		low += g_rs[i].count_low;
+		if (g_rs[i].negatives)
+			diag("reader %u: first negative for stable key %llu",
+			     i, (unsigned long long)g_rs[i].first_bad);
+	}
+	cf_get_stats(g_cf, &st);
+	diag("writer: %llu ops in %.1f s: %llu adds, %llu deletes, %llu "
+	     "victims, %llu -ENOSPC, %llu fill/drain cycles, peak load %.4f",
+	     (unsigned long long)ws->ops, ws->secs,
+	     (unsigned long long)ws->adds, (unsigned long long)ws->deletes,
+	     (unsigned long long)ws->victims, (unsigned long long)ws->enospc,
+	     (unsigned long long)ws->cycles,
+	     (double)ws->peak_count / st.slots);
+	diag("readers: %u threads, %llu single lookups, %llu batches of %u: "
+	     "%llu negatives, %llu batch negatives", g_readers,
+	     (unsigned long long)lookups, (unsigned long long)batches, BATCH,
+	     (unsigned long long)neg, (unsigned long long)bneg);
+	CHECK(ws->ops < ~0ULL - 1, "writer: an add or delete failed");
+	CHECK(neg == 0, "%llu stable keys missed by cf_contains",
+	      (unsigned long long)neg);
+	CHECK(bneg == 0, "%llu stable keys missed by cf_contains_batch",
+	      (unsigned long long)bneg);
+	CHECK(low == 0, "cf_count below the stable set %llu times",
+	      (unsigned long long)low);
+	CHECK(ws->victims > 0 && ws->cycles > 0, "the writer never filled "
+	      "the filter (%llu victims, %llu cycles): not at high load",
+	      (unsigned long long)ws->victims,
+	      (unsigned long long)ws->cycles);
+	CHECK(lookups > 0 && batches > 0, "readers did not run");
+}
+
+/* Single-threaded again: everything that should be there is. */
+static void t_final(void)
+{
+	struct writer_stats *ws = &g_ws;
+	u64 i, k, miss = 0, want;
+
+	if (!CHECK(g_cf && g_stable, "no filter"))
+		return;
+	for (i = 0; i < g_nstable; i++)
+		miss += !cf_contains(g_cf, &g_stable[i], 8);
+	for (i = ws->lo; i < ws->hi; i++) {
+		k = churn_key(i);
+		miss += !cf_contains(g_cf, &k, 8);
+	}
+	want = g_nstable + ws->hi - ws->lo;
+	CHECK(!miss, "%llu keys missing after the churn",
+	      (unsigned long long)miss);
+	CHECK(cf_count(g_cf) == want, "count %llu, want %llu",
+	      (unsigned long long)cf_count(g_cf), (unsigned long long)want);
+	/* Drain the churn set: back to exactly the stable set. */
+	for (i = ws->lo; i < ws->hi; i++) {
+		k = churn_key(i);
+		if (!CHECK(!cf_delete(g_cf, &k, 8), "final delete failed"))
+			break;
+	}
+	CHECK(cf_count(g_cf) == g_nstable, "count %llu after drain",
+	      (unsigned long long)cf_count(g_cf));
+	CHECK(!victim_taken(), "victim still taken at 93%% load");
+	for (i = 0, miss = 0; i < g_nstable; i++)
+		miss += !cf_contains(g_cf, &g_stable[i], 8);
+	CHECK(!miss, "%llu stable keys missing after drain",
+	      (unsigned long long)miss);
+}
+
+static void scenario(u64 capacity)
+{
+	cf_free(g_cf);
+	g_cf = NULL;
+	free(g_stable);
+	g_stable = NULL;
+	memset(&g_ws, 0, sizeof(g_ws));
+	memset(g_rs, 0, sizeof(g_rs));
+	atomic_store(&g_stop, false);
+	g_capacity = capacity;
+	diag("capacity %llu", (unsigned long long)capacity);
+}
+
+static void t_churn_large(void)
+{
+	scenario(g_large);
+	t_churn();
+}
+
+static void t_churn_small(void)
+{
+	scenario(g_small);
+	t_churn();
+}
+
+static const struct tap_case cases[] = {
+	{ "concurrency: large filter: readers never miss a stable key while "
+	  "one writer churns at high load", t_churn_large },
+	{ "concurrency: large filter: state exact after the churn", t_final },
+	{ "concurrency: small filter: readers never miss a stable key while "
+	  "one writer churns at high load", t_churn_small },
+	{ "concurrency: small filter: state exact after the churn", t_final },
+};
+
+int main(int argc, char **argv)
+{
+	int i, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		if (i + 1 >= argc)
+			goto usage;
+		if (!strcmp(argv[i], "--seconds"))
+			g_seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--ops"))
+			g_ops = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--capacity"))
+			g_large = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--small-capacity"))
+			g_small = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--readers"))
+			g_readers = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seed"))
+			g_seed = strtoull(argv[++i], NULL, 0);
+#ifdef CF_STRESS
+		else if (!strcmp(argv[i], "--read-spins"))
+			g_read_spins = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--write-spins"))
+			g_write_spins = atoi(argv[++i]);
+#endif
+		else
+			goto usage;
+	}
+	if (!g_readers || g_readers > MAX_READERS || g_large < 10000 ||
+	    g_small < 10000)
+		goto usage;
+	printf("# test_concurrency %s: seed %#llx, capacities %llu and %llu, "
+	       "%u readers, up to %llu writer ops or %.1f s each\n",
+	       TEST_VARIANT, (unsigned long long)g_seed,
+	       (unsigned long long)g_large, (unsigned long long)g_small,
+	       g_readers, (unsigned long long)g_ops, g_seconds);
+#ifdef CF_STRESS
+	printf("# stress build: %u spins before every table read in readers, "
+	       "%u after every table write\n", g_read_spins, g_write_spins);
+#endif
+	rc = tap_run(cases, sizeof(cases) / sizeof(cases[0]));
+	cf_free(g_cf);
+	free(g_stable);
+	return rc;
+usage:
+	fprintf(stderr, "usage: %s [--seconds S] [--ops N] [--capacity C] "
+		"[--small-capacity C] [--readers R (1..%d)] [--seed N] "
+		"[--read-spins N --write-spins N]\n", argv[0], MAX_READERS);
+	return 2;
+}
