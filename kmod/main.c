@@ -3,7 +3,7 @@
  * nf_cuckoo: cuckoo filters keyed on flow 5-tuples, consulted from a
  * netfilter hook and driven from userspace over generic netlink.
  *
- * Module init and exit.  For now the module only checks its filter core.
+ * Module init and exit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,6 +12,8 @@
 #include <linux/init.h>
 
 #include "cuckoo.h"
+#include "netns.h"
+#include "netlink.h"
 
 #define NF_CUCKOO_VERSION	"0.1.0"
 
@@ -124,14 +126,28 @@ static int __init nf_cuckoo_init(void)
 
 	err = nf_cuckoo_selftest();
 	if (err)
-		return err;
+		goto err_selftest;
+	err = nfc_netns_init();
+	if (err)
+		goto err_netns;
+	err = nfc_genl_init();
+	if (err)
+		goto err_genl;
 
 	pr_info("version " NF_CUCKOO_VERSION " loaded\n");
 	return 0;
+
+err_genl:
+	nfc_netns_exit();
+err_netns:
+err_selftest:
+	return err;
 }
 
 static void __exit nf_cuckoo_exit(void)
 {
+	nfc_genl_exit();
+	nfc_netns_exit();
 	pr_info("unloaded\n");
 }
 

@@ -34,9 +34,12 @@ build_module() {
 stage deps scripts/deps.sh
 stage unit make -s -C tests check
 stage module build_module
+stage lint scripts/lint.sh
+stage cfctl make -s -C tools/cfctl check
 if [ -f nf_cuckoo.ko ]; then
 	stage vm-smoke selftests/vm/vm.sh --timeout 600 -- \
 		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
+	stage selftests selftests/run_vm.sh --timeout 1800
 fi
 
 passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Named filters: creation, batches of entries, restore, freeing.
+ * See filter.h for the lifetime and locking rules.
+ */
+#include <linux/slab.h>
+#include <linux/bitmap.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "filter.h"
+#include "netns.h"
+#include "hook.h"
+
+/* Entries a batch handles between two chances to reschedule. */
+#define NFC_RESCHED_EVERY	256
+
+static struct nfc_filter *nfc_filter_alloc(const struct nfc_filter_cfg *cfg)
+{
+	struct nfc_conf *conf;
+	struct nfc_filter *f;
+	int cpu;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		return NULL;
+	conf = kmemdup(&cfg->conf, sizeof(*conf), GFP_KERNEL_ACCOUNT);
+	if (!conf)
+		goto err_free;
+	RCU_INIT_POINTER(f->conf, conf);
+	f->stats = alloc_percpu_gfp(struct nfc_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	if (!f->stats)
+		goto err_conf;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(f->stats, cpu)->syncp);
+
+	INIT_LIST_HEAD(&f->node);
+	INIT_LIST_HEAD(&f->live);
+	mutex_init(&f->lock);
+	refcount_set(&f->ref, 1);
+	f->gen = 1;
+	f->ks = cfg->ks;
+	f->priority = cfg->priority;
+	f->hook = cfg->hook;
+	strscpy(f->name, cfg->name, sizeof(f->name));
+	return f;
+
+err_conf:
+	kfree(conf);
+err_free:
+	kfree(f);
+	return NULL;
+}
+
+/* Free at once: for a filter nobody else saw, and after a grace period. */
+static void nfc_filter_free(struct nfc_filter *f)
+{
+	if (f->cf)
+		cf_free(f->cf);
+	free_percpu(f->stats);
+	kfree(rcu_dereference_protected(f->conf, true));
+	mutex_destroy(&f->lock);
+	kfree(f);
+}
+
+static void nfc_filter_free_rcu(struct rcu_head *head)
+{
+	nfc_filter_free(container_of(head, struct nfc_filter, rcu));
+}
+
+/**
+ * nfc_filter_put - drop a reference; the last frees after a grace period
+ * @f:	the filter
+ *
+ * Process context only (the packet path takes no references).
+ */
+void nfc_filter_put(struct nfc_filter *f)
+{
+	if (refcount_dec_and_test(&f->ref))
+		call_rcu(&f->rcu, nfc_filter_free_rcu);
+}
+
+/* What the namespace's ceiling counts for @f, once its table exists. */
+static void nfc_filter_set_charge(struct nfc_filter *f)
+{
+	f->charge = cf_bytes(f->cf) + sizeof(*f) + sizeof(struct nfc_conf) +
+		    (u64)num_possible_cpus() * sizeof(struct nfc_pcpu_stats);
+}
+
+/**
+ * nfc_filter_create - a new, empty filter with one reference
+ * @out:	the filter
+ * @cfg:	name, key spec, packet-path settings
+ * @p:		resolved geometry (cf_params_resolve())
+ *
+ * Return: 0, or a cf_create() error (-ENOMEM, -EINVAL).
+ */
+int nfc_filter_create(struct nfc_filter **out, const struct nfc_filter_cfg *cfg,
+		      const struct cf_params *p)
+{
+	struct nfc_filter *f;
+	int err;
+
+	f = nfc_filter_alloc(cfg);
+	if (!f)
+		return -ENOMEM;
+	err = cf_create(&f->cf, p);
+	if (err) {
+		nfc_filter_free(f);
+		return err;
+	}
+	nfc_filter_set_charge(f);
+	*out = f;
+	return 0;
+}
+
+/**
+ * nfc_filter_create_loading - an empty filter of a saved image's geometry
+ * @out:	the filter, in the loading state, with one reference
+ * @cfg:	name, key spec, packet-path settings
+ * @img:	the image header
+ * @portid:	the netlink port that alone may send its chunks
+ *
+ * Return: 0, or a cf_create_from_image() error (-EINVAL: bad header).
+ */
+int nfc_filter_create_loading(struct nfc_filter **out,
+			      const struct nfc_filter_cfg *cfg,
+			      const struct cf_image *img, u32 portid)
+{
+	struct nfc_filter *f;
+	struct cf_stats st;
+	int err;
+
+	f = nfc_filter_alloc(cfg);
+	if (!f)
+		return -ENOMEM;
+	err = cf_create_from_image(&f->cf, img);
+	if (err) {
+		nfc_filter_free(f);
+		return err;
+	}
+	cf_get_stats(f->cf, &st);
+	f->loading = true;
+	f->load_total = st.table_bytes;
+	f->load_portid = portid;
+	nfc_filter_set_charge(f);
+	*out = f;
+	return 0;
+}
+
+static enum nfc_entry_err nfc_errno_to_why(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+		return NFC_ENTRY_E_FULL;
+	case -ENOENT:
+		return NFC_ENTRY_E_NOENT;
+	default:
+		return NFC_ENTRY_E_MALFORMED;
+	}
+}
+
+static bool nfc_key_in(struct nfc_filter *f, const struct nfc_flow_key *k)
+{
+	return cf_contains(f->cf, k, sizeof(*k));
+}
+
+/*
+ * Undo the first @upto entries of a batch whose bit is set in @applied,
+ * newest first: delete what was added (@readd false) or add back what was
+ * deleted.  Returns 0, or -EUCLEAN if something could not be undone;
+ * res->done then counts what is still applied.
+ */
+static int nfc_batch_undo(struct nfc_filter *f, const struct nfc_flow_key *keys,
+			  u32 upto, unsigned long *applied, bool readd,
+			  struct nfc_batch_result *res)
+{
+	int err = 0;
+	u32 i;
+
+	for (i = upto; i-- > 0; ) {
+		if (!test_bit(i, applied))
+			continue;
+		if (readd ? cf_add(f->cf, &keys[i], sizeof(keys[i])) :
+			    cf_delete(f->cf, &keys[i], sizeof(keys[i]))) {
+			err = -EUCLEAN;
+			continue;
+		}
+		__clear_bit(i, applied);
+		res->done--;
+	}
+	return err;
+}
+
+static int nfc_batch_lock(struct nfc_filter *f)
+{
+	mutex_lock(&f->lock);
+	if (f->dead || f->loading) {
+		mutex_unlock(&f->lock);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * On a failure at entry @i: record it, undo the batch, and tell which
+ * error the caller sees.
+ */
+static int nfc_batch_fail(struct nfc_filter *f, const struct nfc_flow_key *keys,
+			  u32 i, int err, unsigned long *applied, bool readd,
+			  struct nfc_batch_result *res)
+{
+	res->fail_index = i;
+	res->why = nfc_errno_to_why(err);
+	res->skipped = 0;
+	if (nfc_batch_undo(f, keys, i, applied, readd, res))
+		return -EUCLEAN;
+	return err;
+}
+
+/**
+ * nfc_filter_add - add a batch of finished keys, all or nothing
+ * @f:		the filter
+ * @keys:	@n keys
+ * @n:		how many
+ * @flags:	NFC_BATCH_F_UNIQUE or 0
+ * @applied:	scratch bitmap of @n bits, zeroed
+ * @res:	done, skipped, and on failure fail_index and why
+ *
+ * Return: 0; -ENOSPC (full, nothing applied); -ENOENT (filter removed);
+ * -EUCLEAN (failed, and the undo failed too: res->done remain).
+ */
+int nfc_filter_add(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		   u32 n, u32 flags, unsigned long *applied,
+		   struct nfc_batch_result *res)
+{
+	int err;
+	u32 i;
+
+	err = nfc_batch_lock(f);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if ((flags & NFC_BATCH_F_UNIQUE) && nfc_key_in(f, &keys[i])) {
+			res->skipped++;
+			continue;
+		}
+		err = cf_add(f->cf, &keys[i], sizeof(keys[i]));
+		if (err) {
+			err = nfc_batch_fail(f, keys, i, err, applied, false,
+					     res);
+			break;
+		}
+		__set_bit(i, applied);
+		res->done++;
+		if (!(i % NFC_RESCHED_EVERY))
+			cond_resched();
+	}
+	nfc_gen_bump(&f->gen);
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/**
+ * nfc_filter_del - delete a batch of finished keys, all or nothing
+ * @f:		the filter
+ * @keys:	@n keys
+ * @n:		how many
+ * @flags:	NFC_BATCH_F_MISSING_OK or 0
+ * @applied:	scratch bitmap of @n bits, zeroed
+ * @res:	done, skipped, and on failure fail_index and why
+ *
+ * Return: 0; -ENOENT (an entry is absent, nothing applied, or the filter
+ * was removed: res->why tells); -EUCLEAN (as for add).
+ */
+int nfc_filter_del(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		   u32 n, u32 flags, unsigned long *applied,
+		   struct nfc_batch_result *res)
+{
+	int err;
+	u32 i;
+
+	err = nfc_batch_lock(f);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if ((flags & NFC_BATCH_F_MISSING_OK) && !nfc_key_in(f, &keys[i])) {
+			res->skipped++;
+			continue;
+		}
+		err = cf_delete(f->cf, &keys[i], sizeof(keys[i]));
+		if (err) {
+			err = nfc_batch_fail(f, keys, i, err, applied, true,
+					     res);
+			break;
+		}
+		__set_bit(i, applied);
+		res->done++;
+		if (!(i % NFC_RESCHED_EVERY))
+			cond_resched();
+	}
+	nfc_gen_bump(&f->gen);
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/**
+ * nfc_filter_test - which of a batch of finished keys are (maybe) present
+ * @f:		the filter; lockless, as the packet path
+ * @keys:	@n keys
+ * @n:		how many
+ * @hits:	bitmap of @n bits, zeroed; bit i set if key i is present
+ * @res:	done and hits
+ */
+void nfc_filter_test(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		     u32 n, unsigned long *hits, struct nfc_batch_result *res)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (nfc_key_in(f, &keys[i])) {
+			__set_bit(i, hits);
+			res->hits++;
+		}
+		if (!(i % NFC_RESCHED_EVERY))
+			cond_resched();
+	}
+	res->done = n;
+}
+
+/**
+ * nfc_filter_flush - remove every entry
+ * @f:	the filter
+ *
+ * Return: 0 or -ENOENT (removed meanwhile).
+ */
+int nfc_filter_flush(struct nfc_filter *f)
+{
+	int err = nfc_batch_lock(f);
+
+	if (err)
+		return err;
+	cf_clear(f->cf);
+	nfc_gen_bump(&f->gen);
+	mutex_unlock(&f->lock);
+	return 0;
+}
+
+/* Publish a copy of @f's conf with the fields @what of @val; f->lock held. */
+static int nfc_filter_publish_conf(struct nfc_filter *f,
+				   const struct nfc_conf *val, u32 what)
+{
+	struct nfc_conf *old, *conf;
+
+	old = rcu_dereference_protected(f->conf, lockdep_is_held(&f->lock));
+	conf = kmemdup(old, sizeof(*conf), GFP_KERNEL_ACCOUNT);
+	if (!conf)
+		return -ENOMEM;
+	if (what & NFC_CONF_ACTION)
+		conf->action = val->action;
+	if (what & NFC_CONF_MARK)
+		conf->mark = val->mark;
+	if (what & NFC_CONF_MARK_MASK)
+		conf->mark_mask = val->mark_mask;
+	if (what & NFC_CONF_INVERT)
+		conf->invert = val->invert;
+	if (what & NFC_CONF_ENABLED)
+		conf->enabled = val->enabled;
+	rcu_assign_pointer(f->conf, conf);
+	kfree_rcu(old, rcu);
+	return 0;
+}
+
+/**
+ * nfc_filter_update_conf - change packet-path settings, keeping the entries
+ * @f:		the filter
+ * @val:	new values
+ * @what:	mask of NFC_CONF_* saying which of @val to take
+ *
+ * Publishes a new struct nfc_conf; the old one is freed after a grace
+ * period.  A change of ENABLED also registers (before the filter is
+ * enabled) or unregisters (after it is disabled) the namespace's netfilter
+ * hooks, under the namespace's lock: see hook.c.
+ * Return: 0, -ENOMEM, a hook registration error (nothing changed) or
+ * -ENOENT (removed meanwhile).
+ */
+int nfc_filter_update_conf(struct nfc_filter *f, const struct nfc_conf *val,
+			   u32 what)
+{
+	struct nfc_net *nn = (what & NFC_CONF_ENABLED) ? f->nn : NULL;
+	int err;
+
+	if (nn)
+		mutex_lock(&nn->lock);
+	err = nfc_batch_lock(f);
+	if (err)
+		goto out;
+	if (nn && val->enabled) {
+		err = nfc_hooks_sync(nn, f);
+		if (err) {
+			mutex_unlock(&f->lock);
+			nfc_hooks_sync(nn, NULL);
+			goto out;
+		}
+	}
+	err = nfc_filter_publish_conf(f, val, what);
+	mutex_unlock(&f->lock);
+	/* Drop what is no longer needed (or was taken for nothing). */
+	if (nn && (err || !val->enabled))
+		nfc_hooks_sync(nn, NULL);
+out:
+	if (nn)
+		mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
+ * nfc_filter_load_chunk - copy one chunk of a saved table in
+ * @f:		a loading filter
+ * @portid:	the sender's port
+ * @off:	byte offset, must be where the previous chunk ended
+ * @data:	the bytes
+ * @len:	how many, a multiple of 8
+ * @abort:	set if the load cannot go on and the filter must go
+ *
+ * Return: 0; -EBUSY (another socket's load); -ENOENT (removed); -EINVAL
+ * (not loading, out of order, too long, or refused by the core).
+ */
+int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
+			  const void *data, u32 len, bool *abort)
+{
+	int err = 0;
+
+	*abort = false;
+	mutex_lock(&f->lock);
+	if (f->dead) {
+		err = -ENOENT;
+	} else if (!f->loading) {
+		err = -EINVAL;
+	} else if (f->load_portid != portid) {
+		err = -EBUSY;
+	} else if (off != f->load_off || len % 8 ||
+		   len > f->load_total - f->load_off) {
+		err = -ERANGE;
+		*abort = true;
+	} else {
+		err = cf_import_table(f->cf, off, data, len);
+		if (!err)
+			f->load_off += len;
+		*abort = err != 0;
+	}
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/**
+ * nfc_filter_load_finish - check a loaded table; the caller publishes it
+ * @f:		a loading filter
+ * @portid:	the sender's port
+ * @abort:	set if the load failed and the filter must go
+ *
+ * Return: 0; -EBUSY (another socket's load); -ENOENT (removed); -EINVAL
+ * (not loading); -ENODATA (table incomplete); a cf_import_finish() error.
+ */
+int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
+{
+	int err;
+
+	*abort = false;
+	mutex_lock(&f->lock);
+	if (f->dead) {
+		err = -ENOENT;
+	} else if (!f->loading) {
+		err = -EINVAL;
+	} else if (f->load_portid != portid) {
+		err = -EBUSY;
+	} else if (f->load_off != f->load_total) {
+		err = -ENODATA;
+		*abort = true;
+	} else {
+		err = cf_import_finish(f->cf);
+		*abort = err != 0;
+		nfc_gen_bump(&f->gen);
+	}
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/**
+ * nfc_filter_pkt_stats - sum the per-CPU packet counters
+ * @f:	the filter
+ * @st:	the sums
+ */
+void nfc_filter_pkt_stats(struct nfc_filter *f, struct nfc_pkt_stats *st)
+{
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	for_each_possible_cpu(cpu) {
+		const struct nfc_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
+		u64 lookups, matches, dropped, marked;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			lookups = u64_stats_read(&s->lookups);
+			matches = u64_stats_read(&s->matches);
+			dropped = u64_stats_read(&s->dropped);
+			marked = u64_stats_read(&s->marked);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		st->lookups += lookups;
+		st->matches += matches;
+		st->dropped += dropped;
+		st->marked += marked;
+	}
+}
+
+/**
+ * nfc_filter_fpr_ppb - false-positive bound 2b / 2^f, in parts per 10^9
+ * @p:	resolved geometry
+ *
+ * Rounded up, so never reported better than it is.
+ */
+u32 nfc_filter_fpr_ppb(const struct cf_params *p)
+{
+	u64 num = 2ULL * p->bucket_size * NFC_FPR_SCALE;
+	u64 ppb = (num + (1ULL << p->fp_bits) - 1) >> p->fp_bits;
+
+	return min_t(u64, ppb, NFC_FPR_SCALE);
+}

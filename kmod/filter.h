@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A named filter: a cuckoo filter plus what the packet path needs to act on
+ * it, with its writer lock, reference count and per-CPU counters.
+ *
+ * Lifetime.  A filter is created with one reference, the table's (its
+ * network namespace's list, see netns.c).  Netlink handlers and dumps take
+ * more while they use it.  Removing it from the table marks it dead and
+ * drops the table's reference; the last put frees it after an RCU grace
+ * period, so the packet path, which holds no reference but runs under
+ * rcu_read_lock() and finds filters on the namespace's RCU list, never
+ * sees it freed.
+ *
+ * Locking.  @lock serialises every writer of the cuckoo filter (add,
+ * delete, flush, import), of @conf and of the state flags; readers of the
+ * cuckoo filter follow its lockless contract (cuckoo.h).  Lock order:
+ * the namespace's lock, then a filter's.
+ */
+#ifndef _NF_CUCKOO_FILTER_H
+#define _NF_CUCKOO_FILTER_H
+
+#include <linux/types.h>
+#include <linux/bits.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/rcupdate.h>
+#include <linux/percpu.h>
+#include <linux/u64_stats_sync.h>
+
+#include "cuckoo.h"
+#include "flowkey.h"
+
+struct nfc_net;
+
+/**
+ * struct nfc_conf - what the packet path reads on each match
+ * @mark:	mark value for NFC_ACTION_MARK
+ * @mark_mask:	mark bits NFC_ACTION_MARK changes
+ * @action:	enum nfc_action
+ * @invert:	packets not in the filter match
+ * @enabled:	the packet path consults the filter
+ * @rcu:	to free a replaced copy
+ *
+ * Never changed in place: NFC_CMD_SET publishes a new copy with
+ * rcu_assign_pointer(), so a reader sees one consistent set.
+ */
+struct nfc_conf {
+	u32 mark;
+	u32 mark_mask;
+	u8 action;
+	bool invert;
+	bool enabled;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct nfc_pcpu_stats - per-CPU packet counters
+ */
+struct nfc_pcpu_stats {
+	u64_stats_t lookups;
+	u64_stats_t matches;
+	u64_stats_t dropped;
+	u64_stats_t marked;
+	struct u64_stats_sync syncp;
+};
+
+struct nfc_pkt_stats {
+	u64 lookups;
+	u64 matches;
+	u64 dropped;
+	u64 marked;
+};
+
+/**
+ * struct nfc_filter - a named filter
+ * @node:	on the namespace's list of all filters, under its lock
+ * @live:	on the namespace's RCU list that the packet path walks, once
+ *		loaded and until removed (whether enabled or not)
+ * @cf:		the cuckoo filter; set at creation, never replaced
+ * @conf:	packet-path settings, RCU
+ * @stats:	per-CPU packet counters
+ * @lock:	serialises writers, see above
+ * @ref:	references; the last put frees after a grace period
+ * @rcu:	for that free
+ * @gen:	bumped (under @lock) whenever the table changes: a save dump
+ *		that sees it change marks its messages NLM_F_DUMP_INTR
+ * @charge:	bytes charged to the namespace's ceiling while in its table
+ * @nn:		the namespace whose table took it (set once, by
+ *		nfc_net_insert()); NFC_CMD_SET of ENABLED syncs its hooks
+ * @load_off:	while loading: bytes of table received so far
+ * @load_total:	while loading: bytes of table expected
+ * @load_portid: while loading: netlink port that began the load
+ * @ks:		how keys are built (fixed)
+ * @priority:	netfilter hook priority (fixed)
+ * @hook:	enum nfc_hook (fixed)
+ * @loading:	being restored: invisible to the packet path (under the
+ *		namespace's lock and @lock)
+ * @dead:	removed from its namespace (under the namespace's lock and @lock)
+ * @name:	unique in the namespace, NUL-terminated
+ */
+struct nfc_filter {
+	struct list_head node;
+	struct list_head live;
+	struct cuckoo_filter *cf;
+	struct nfc_conf __rcu *conf;
+	struct nfc_pcpu_stats __percpu *stats;
+	struct mutex lock;	/* see the kernel-doc above */
+	refcount_t ref;
+	struct rcu_head rcu;
+	unsigned int gen;
+	u64 charge;
+	struct nfc_net *nn;
+	u64 load_off;
+	u64 load_total;
+	u32 load_portid;
+	struct nfc_key_spec ks;
+	s32 priority;
+	u8 hook;
+	bool loading;
+	bool dead;
+	char name[NFC_NAME_MAXLEN];
+};
+
+/**
+ * struct nfc_filter_cfg - what creating a filter takes besides geometry
+ */
+struct nfc_filter_cfg {
+	const char *name;
+	struct nfc_key_spec ks;
+	struct nfc_conf conf;
+	s32 priority;
+	u8 hook;
+};
+
+/**
+ * struct nfc_batch_result - outcome of a batch
+ * @done:	entries applied (or tested)
+ * @skipped:	entries skipped because of the batch flags
+ * @fail_index:	entry that failed, valid if @why != NFC_ENTRY_E_NONE
+ * @why:	enum nfc_entry_err
+ * @hits:	TEST: entries present
+ */
+struct nfc_batch_result {
+	u32 done;
+	u32 skipped;
+	u32 fail_index;
+	u32 why;
+	u32 hits;
+};
+
+/* Generation counters for dump consistency; 0 is never used. */
+static inline void nfc_gen_bump(unsigned int *gen)
+{
+	if (!++*gen)
+		*gen = 1;
+}
+
+int nfc_filter_create(struct nfc_filter **out, const struct nfc_filter_cfg *cfg,
+		      const struct cf_params *p);
+int nfc_filter_create_loading(struct nfc_filter **out,
+			      const struct nfc_filter_cfg *cfg,
+			      const struct cf_image *img, u32 portid);
+
+static inline void nfc_filter_get(struct nfc_filter *f)
+{
+	refcount_inc(&f->ref);
+}
+
+void nfc_filter_put(struct nfc_filter *f);
+
+int nfc_filter_add(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		   u32 n, u32 flags, unsigned long *applied,
+		   struct nfc_batch_result *res);
+int nfc_filter_del(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		   u32 n, u32 flags, unsigned long *applied,
+		   struct nfc_batch_result *res);
+void nfc_filter_test(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		     u32 n, unsigned long *hits, struct nfc_batch_result *res);
+int nfc_filter_flush(struct nfc_filter *f);
+
+/* Which fields of a struct nfc_conf nfc_filter_update_conf() takes. */
+#define NFC_CONF_ACTION		BIT(0)
+#define NFC_CONF_MARK		BIT(1)
+#define NFC_CONF_MARK_MASK	BIT(2)
+#define NFC_CONF_INVERT		BIT(3)
+#define NFC_CONF_ENABLED	BIT(4)
+
+int nfc_filter_update_conf(struct nfc_filter *f, const struct nfc_conf *val,
+			   u32 what);
+int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
+			  const void *data, u32 len, bool *abort);
+int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort);
+void nfc_filter_pkt_stats(struct nfc_filter *f, struct nfc_pkt_stats *st);
+u32 nfc_filter_fpr_ppb(const struct cf_params *p);
+
+/* Is @f enabled?  For writers; the packet path has its conf already. */
+static inline bool nfc_filter_enabled(struct nfc_filter *f)
+{
+	bool enabled;
+
+	rcu_read_lock();
+	enabled = rcu_dereference(f->conf)->enabled;
+	rcu_read_unlock();
+	return enabled;
+}
+
+/**
+ * nfc_filter_match - the packet path's question (under rcu_read_lock())
+ * @f:		a filter from the namespace's live list
+ * @conf:	rcu_dereference(f->conf), already checked to be enabled
+ * @k:		the packet's key, fields filled in; finished here
+ *
+ * Lockless: cf_contains() follows the core's reader contract.
+ * Return: true if the packet matches (is in the filter, or with invert
+ * is not).  Count it with nfc_filter_count().
+ */
+static inline bool nfc_filter_match(const struct nfc_filter *f,
+				    const struct nfc_conf *conf,
+				    struct nfc_flow_key *k)
+{
+	nfc_flowkey_finish(k, &f->ks);
+	return cf_contains(f->cf, k, sizeof(*k)) != conf->invert;
+}
+
+/**
+ * nfc_filter_count - count one packet looked up in a filter
+ * @f:		the filter
+ * @hit:	it matched
+ * @action:	what was done to it: NFC_ACTION_DROP, NFC_ACTION_MARK or
+ *		NFC_ACTION_NONE
+ *
+ * Any context: output hooks run in process context, so the CPU is pinned
+ * while its counters are written.
+ */
+static inline void nfc_filter_count(struct nfc_filter *f, bool hit, u8 action)
+{
+	struct nfc_pcpu_stats *st = get_cpu_ptr(f->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->lookups);
+	if (hit)
+		u64_stats_inc(&st->matches);
+	if (action == NFC_ACTION_DROP)
+		u64_stats_inc(&st->dropped);
+	else if (action == NFC_ACTION_MARK)
+		u64_stats_inc(&st->marked);
+	u64_stats_update_end(&st->syncp);
+	put_cpu_ptr(f->stats);
+}
+
+#endif /* _NF_CUCKOO_FILTER_H */

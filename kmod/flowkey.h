@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Flow keys: the bytes a filter hashes, built from a netlink entry
+ * (flowkey.c) and from a packet (skbkey.c), with the same masking and
+ * normalisation (nfc_flowkey_finish()).
+ * The layout, struct nfc_flow_key, is part of the uapi: saved images hold
+ * fingerprints of it.
+ */
+#ifndef _NF_CUCKOO_FLOWKEY_H
+#define _NF_CUCKOO_FLOWKEY_H
+
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/build_bug.h>
+#include <net/netlink.h>
+
+#include "../uapi/linux/nf_cuckoo.h"
+
+static_assert(sizeof(struct nfc_flow_key) == 40);
+
+/**
+ * struct nfc_key_spec - how a filter builds its keys (fixed at creation)
+ * @fields:	mask of enum nfc_key_field, never 0
+ * @families:	NFC_FAMILY_IPV4, NFC_FAMILY_IPV6 or NFC_FAMILY_INET
+ * @bidir:	a key and its reverse are the same key; @fields is then
+ *		symmetric (see nfc_key_spec_check())
+ */
+struct nfc_key_spec {
+	u32 fields;
+	u8 families;
+	bool bidir;
+};
+
+#define NFC_KEY_ADDRS	(NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR)
+#define NFC_KEY_PORTS	(NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT)
+
+/* Is (src, sport) greater than (dst, dport)?  Address bytes first. */
+static inline bool nfc_flowkey_reversed(const struct nfc_flow_key *k)
+{
+	int c = memcmp(k->src, k->dst, sizeof(k->src));
+
+	if (c)
+		return c > 0;
+	return ntohs(k->sport) > ntohs(k->dport);
+}
+
+static inline void nfc_flowkey_swap(struct nfc_flow_key *k)
+{
+	__be32 a[4];
+	__be16 p;
+
+	memcpy(a, k->src, sizeof(a));
+	memcpy(k->src, k->dst, sizeof(a));
+	memcpy(k->dst, a, sizeof(a));
+	p = k->sport;
+	k->sport = k->dport;
+	k->dport = p;
+}
+
+/**
+ * nfc_flowkey_finish - mask a key to a filter's fields and normalise it
+ * @k:	a key whose src, dst, sport, dport, family and proto are filled in
+ *	(unused address words zero)
+ * @ks:	the filter's key spec
+ *
+ * The one place that decides what a filter's key holds: entries and
+ * packets both go through it, so they hash alike.  Fields outside
+ * @ks->fields and the padding are zeroed, the family too when no address
+ * is keyed; a bidirectional key then gets its endpoints in canonical order.
+ */
+static inline void nfc_flowkey_finish(struct nfc_flow_key *k,
+				      const struct nfc_key_spec *ks)
+{
+	u32 f = ks->fields;
+
+	if (!(f & NFC_KEY_SRC_ADDR))
+		memset(k->src, 0, sizeof(k->src));
+	if (!(f & NFC_KEY_DST_ADDR))
+		memset(k->dst, 0, sizeof(k->dst));
+	if (!(f & NFC_KEY_ADDRS))
+		k->family = 0;
+	if (!(f & NFC_KEY_SRC_PORT))
+		k->sport = 0;
+	if (!(f & NFC_KEY_DST_PORT))
+		k->dport = 0;
+	if (!(f & NFC_KEY_PROTO))
+		k->proto = 0;
+	k->pad[0] = 0;
+	k->pad[1] = 0;
+	if (ks->bidir && nfc_flowkey_reversed(k))
+		nfc_flowkey_swap(k);
+}
+
+int nfc_key_spec_check(const struct nfc_key_spec *ks,
+		       const struct nlattr *fields_attr,
+		       const struct nlattr *bidir_attr,
+		       struct netlink_ext_ack *extack);
+
+int nfc_flowkey_from_entry(struct nfc_flow_key *k, const struct nlattr *entry,
+			   const struct nfc_key_spec *ks,
+			   enum nfc_entry_err *why,
+			   struct netlink_ext_ack *extack);
+
+struct sk_buff;
+
+u32 nfc_flowkey_from_skb(struct nfc_flow_key *k, const struct sk_buff *skb,
+			 u8 family);
+
+#endif /* _NF_CUCKOO_FLOWKEY_H */

@@ -1,0 +1,1165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family: see uapi/linux/nf_cuckoo.h for the interface.
+ *
+ * Every command needs CAP_NET_ADMIN in the user namespace of the sender's
+ * network namespace (a filter's seed must not leak) and acts on that
+ * namespace.  Attributes are checked strictly by per-command policies;
+ * whatever a policy cannot say is checked here, and every rejection says
+ * what was wrong in the extended ack.
+ */
+#include <linux/ctype.h>
+#include <linux/bitmap.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/notifier.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/netlink.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "netlink.h"
+#include "netns.h"
+
+static struct genl_family nfc_genl_family;
+
+/* The interface's limits are the core's. */
+static_assert(NFC_FP_BITS_MIN == CF_FP_BITS_MIN);
+static_assert(NFC_FP_BITS_MAX == CF_FP_BITS_MAX);
+static_assert(NFC_MAX_KICKS_MAX == CF_MAX_KICKS_MAX);
+
+/* Policies: one per command, so that what a command does not take is refused. */
+
+static struct netlink_range_validation nfc_fpr_range = {
+	.min = 1,
+	.max = NFC_FPR_SCALE - 1,
+};
+
+/* INT_MIN and INT_MAX are netfilter's NF_IP_PRI_FIRST / _LAST. */
+static struct netlink_range_validation_signed nfc_priority_range = {
+	.min = INT_MIN + 1,
+	.max = INT_MAX - 1,
+};
+
+static int nfc_validate_chunk(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	if (nla_len(attr) < 8 || nla_len(attr) % 8) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "chunk length must be a non-zero multiple of 8");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct nla_policy nfc_new_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,
+					  NFC_FAMILY_INET),
+	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),
+	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),
+	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,
+							&nfc_priority_range),
+	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
+	[NFC_A_MARK] = { .type = NLA_U32 },
+	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
+	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_CAPACITY] = NLA_POLICY_MIN(NLA_U64, 1),
+	[NFC_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U8, NFC_FP_BITS_MIN,
+					   NFC_FP_BITS_MAX),
+	[NFC_A_FPR] = NLA_POLICY_FULL_RANGE(NLA_U32, &nfc_fpr_range),
+	[NFC_A_BUCKET_SIZE] = NLA_POLICY_RANGE(NLA_U8, 2, 8),
+	[NFC_A_MAX_KICKS] = NLA_POLICY_RANGE(NLA_U16, 1, NFC_MAX_KICKS_MAX),
+	[NFC_A_SEED] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy nfc_name_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+};
+
+static const struct nla_policy nfc_set_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
+	[NFC_A_MARK] = { .type = NLA_U32 },
+	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
+	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+/*
+ * Entries are only checked to be nests here: each is parsed with its own
+ * policy by the handler, so that a bad one is reported with its index.
+ */
+static const struct nla_policy nfc_entries_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_ENTRY] = { .type = NLA_NESTED },
+	[NFC_A_BATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFC_BATCH_F_ALL),
+};
+
+static const struct nla_policy nfc_test_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_ENTRY] = { .type = NLA_NESTED },
+};
+
+static const struct nla_policy nfc_load_begin_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,
+					  NFC_FAMILY_INET),
+	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),
+	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),
+	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,
+							&nfc_priority_range),
+	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
+	[NFC_A_MARK] = { .type = NLA_U32 },
+	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
+	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NFC_A_IMAGE_HEADER] = { .type = NLA_BINARY,
+				 .len = NFC_IMAGE_HEADER_MAXLEN },
+};
+
+static const struct nla_policy nfc_load_chunk_policy[NFC_A_MAX + 1] = {
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+	[NFC_A_CHUNK_OFFSET] = { .type = NLA_U64 },
+	[NFC_A_CHUNK_DATA] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+						    nfc_validate_chunk,
+						    NFC_CHUNK_MAX),
+};
+
+/* Request helpers */
+
+static bool nfc_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isalnum(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* The filter name of a request, checked; NULL (extack set) if bad. */
+static const char *nfc_get_name(struct nlattr **attrs,
+				struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a = attrs[NFC_A_NAME];
+	const char *s;
+	size_t len;
+
+	if (!a) {
+		NL_SET_ERR_MSG_MOD(extack, "missing filter name (NFC_A_NAME)");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, NFC_A_NAME);
+		return NULL;
+	}
+	s = nla_data(a);
+	len = strnlen(s, NFC_NAME_MAXLEN);
+	if (!len || len >= NFC_NAME_MAXLEN) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "filter name must be 1 to 31 characters");
+		return NULL;
+	}
+	if (!nfc_name_ok(s, len)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "filter name may only hold [A-Za-z0-9_.-]");
+		return NULL;
+	}
+	return s;
+}
+
+static void nfc_lookup_errmsg(int err, const struct nlattr *name,
+			      struct netlink_ext_ack *extack)
+{
+	if (err == -EBUSY)
+		NL_SET_ERR_MSG_ATTR(extack, name,
+				    "filter is being loaded (restore in progress)");
+	else
+		NL_SET_ERR_MSG_ATTR(extack, name,
+				    "no filter of that name in this network namespace");
+}
+
+/* Look the request's filter up, with a reference; ERR_PTR with extack set. */
+static struct nfc_filter *nfc_get_filter(struct genl_info *info,
+					 bool loading_ok)
+{
+	struct nfc_filter *f;
+	const char *name;
+
+	name = nfc_get_name(info->attrs, info->extack);
+	if (!name)
+		return ERR_PTR(-EINVAL);
+	f = nfc_net_lookup(nfc_net(genl_info_net(info)), name, loading_ok);
+	if (IS_ERR(f))
+		nfc_lookup_errmsg(PTR_ERR(f), info->attrs[NFC_A_NAME],
+				  info->extack);
+	return f;
+}
+
+static u8 nfc_attr_u8(const struct nlattr *a, u8 dflt)
+{
+	return a ? nla_get_u8(a) : dflt;
+}
+
+static u32 nfc_attr_u32(const struct nlattr *a, u32 dflt)
+{
+	return a ? nla_get_u32(a) : dflt;
+}
+
+/* Name, key spec and packet-path settings, for NEW and LOAD_BEGIN. */
+static int nfc_parse_cfg(struct genl_info *info, struct nfc_filter_cfg *cfg)
+{
+	struct nlattr **a = info->attrs;
+
+	cfg->name = nfc_get_name(a, info->extack);
+	if (!cfg->name)
+		return -EINVAL;
+	if (GENL_REQ_ATTR_CHECK(info, NFC_A_FAMILY)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "missing address family (NFC_A_FAMILY)");
+		return -EINVAL;
+	}
+	cfg->ks.families = nla_get_u8(a[NFC_A_FAMILY]);
+	cfg->ks.fields = nfc_attr_u32(a[NFC_A_KEY_FIELDS], NFC_KEY_ALL);
+	cfg->ks.bidir = nfc_attr_u8(a[NFC_A_BIDIRECTIONAL], 0);
+	cfg->hook = nfc_attr_u8(a[NFC_A_HOOK], NFC_HOOK_PREROUTING);
+	cfg->priority = a[NFC_A_PRIORITY] ? nla_get_s32(a[NFC_A_PRIORITY]) :
+					    NFC_PRIORITY_DEFAULT;
+	cfg->conf.action = nfc_attr_u8(a[NFC_A_ACTION], NFC_ACTION_DROP);
+	cfg->conf.mark = nfc_attr_u32(a[NFC_A_MARK], 0);
+	cfg->conf.mark_mask = nfc_attr_u32(a[NFC_A_MARK_MASK],
+					   NFC_MARK_MASK_DEFAULT);
+	cfg->conf.invert = nfc_attr_u8(a[NFC_A_INVERT], 0);
+	cfg->conf.enabled = nfc_attr_u8(a[NFC_A_ENABLED], 1);
+	return nfc_key_spec_check(&cfg->ks, a[NFC_A_KEY_FIELDS],
+				  a[NFC_A_BIDIRECTIONAL], info->extack);
+}
+
+/* Geometry for NEW, resolved; checked against the ceiling too. */
+static int nfc_parse_params(struct genl_info *info, struct cf_params *p)
+{
+	struct nlattr **a = info->attrs;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	if (a[NFC_A_FP_BITS] && a[NFC_A_FPR]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_FPR],
+				    "give fingerprint bits or a false-positive rate, not both");
+		return -EINVAL;
+	}
+	p->capacity = a[NFC_A_CAPACITY] ? nla_get_u64(a[NFC_A_CAPACITY]) :
+					  NFC_CAPACITY_DEFAULT;
+	p->fpr_ppb = nfc_attr_u32(a[NFC_A_FPR], 0);
+	p->fp_bits = nfc_attr_u8(a[NFC_A_FP_BITS],
+				 p->fpr_ppb ? 0 : NFC_FP_BITS_DEFAULT);
+	p->bucket_size = nfc_attr_u8(a[NFC_A_BUCKET_SIZE],
+				     NFC_BUCKET_SIZE_DEFAULT);
+	if (!is_power_of_2(p->bucket_size)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_BUCKET_SIZE],
+				    "bucket size must be 2, 4 or 8");
+		return -EINVAL;
+	}
+	p->max_kicks = a[NFC_A_MAX_KICKS] ? nla_get_u16(a[NFC_A_MAX_KICKS]) :
+					    NFC_MAX_KICKS_DEFAULT;
+	p->seed = a[NFC_A_SEED] ? nla_get_u64(a[NFC_A_SEED]) :
+				  get_random_u64();
+	err = cf_params_resolve(p);
+	if (err && !p->fp_bits) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_FPR],
+				    "false-positive rate below what 32-bit fingerprints give with this bucket size");
+		return err;
+	} else if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_CAPACITY],
+				    "no table of this geometry can hold that capacity");
+		return err;
+	}
+	if (cf_params_bytes(p) > nfc_net_mem_max()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_CAPACITY],
+				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/* Replies */
+
+static int nfc_put_stats(struct sk_buff *skb, struct nfc_filter *f)
+{
+	struct nfc_pkt_stats ps;
+	struct cf_stats st;
+	struct nlattr *nest;
+
+	cf_get_stats(f->cf, &st);
+	nfc_filter_pkt_stats(f, &ps);
+	nest = nla_nest_start(skb, NFC_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NFC_STATS_A_ITEMS, st.count,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u32(skb, NFC_STATS_A_LOAD_PPM, st.load_ppm) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_BYTES, st.bytes,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_TABLE_BYTES, st.table_bytes,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_SLOTS, st.slots,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_NBUCKETS, st.nbuckets,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u8(skb, NFC_STATS_A_VICTIM, st.victim) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_LOOKUPS, ps.lookups,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_MATCHES, ps.matches,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_DROPPED, ps.dropped,
+			      NFC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_MARKED, ps.marked,
+			      NFC_STATS_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int nfc_put_conf(struct sk_buff *skb, struct nfc_filter *f)
+{
+	const struct nfc_conf *c;
+	int err;
+
+	rcu_read_lock();
+	c = rcu_dereference(f->conf);
+	err = nla_put_u8(skb, NFC_A_ACTION, c->action) ||
+	      nla_put_u32(skb, NFC_A_MARK, c->mark) ||
+	      nla_put_u32(skb, NFC_A_MARK_MASK, c->mark_mask) ||
+	      nla_put_u8(skb, NFC_A_INVERT, c->invert) ||
+	      nla_put_u8(skb, NFC_A_ENABLED, c->enabled);
+	rcu_read_unlock();
+	return err ? -EMSGSIZE : 0;
+}
+
+/* A filter's description, without the seed; STATS if @stats. */
+static int nfc_put_filter(struct sk_buff *skb, struct nfc_filter *f,
+			  bool stats)
+{
+	struct cf_params p;
+
+	cf_get_params(f->cf, &p);
+	if (nla_put_string(skb, NFC_A_NAME, f->name) ||
+	    nla_put_u8(skb, NFC_A_FAMILY, f->ks.families) ||
+	    nla_put_u32(skb, NFC_A_KEY_FIELDS, f->ks.fields) ||
+	    nla_put_u64_64bit(skb, NFC_A_CAPACITY, p.capacity, NFC_A_PAD) ||
+	    nla_put_u8(skb, NFC_A_FP_BITS, p.fp_bits) ||
+	    nla_put_u32(skb, NFC_A_FPR, nfc_filter_fpr_ppb(&p)) ||
+	    nla_put_u8(skb, NFC_A_BUCKET_SIZE, p.bucket_size) ||
+	    nla_put_u16(skb, NFC_A_MAX_KICKS, p.max_kicks) ||
+	    nla_put_u8(skb, NFC_A_HOOK, f->hook) ||
+	    nla_put_s32(skb, NFC_A_PRIORITY, f->priority) ||
+	    nla_put_u8(skb, NFC_A_BIDIRECTIONAL, f->ks.bidir) ||
+	    nla_put_u8(skb, NFC_A_LOADING, READ_ONCE(f->loading)) ||
+	    nfc_put_conf(skb, f))
+		return -EMSGSIZE;
+	return stats ? nfc_put_stats(skb, f) : 0;
+}
+
+static int nfc_fill_get(struct sk_buff *skb, struct nfc_filter *f, u32 portid,
+			u32 seq, int flags, struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nfc_genl_family, flags,
+			  NFC_CMD_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
+	if (nfc_put_filter(skb, f, true)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* Commands */
+
+static int nfc_cmd_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_net *nn = nfc_net(genl_info_net(info));
+	struct nfc_filter_cfg cfg = {};
+	struct nfc_filter *f;
+	struct cf_params p;
+	int err;
+
+	err = nfc_parse_cfg(info, &cfg);
+	if (err)
+		return err;
+	f = nfc_net_lookup(nn, cfg.name, true);
+	if (!IS_ERR(f)) {
+		nfc_filter_put(f);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NFC_A_NAME],
+				    "a filter of that name exists in this network namespace");
+		return -EEXIST;
+	}
+	err = nfc_parse_params(info, &p);
+	if (err)
+		return err;
+	err = nfc_filter_create(&f, &cfg, &p);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "cannot allocate the filter's memory");
+		return err;
+	}
+	err = nfc_net_insert(nn, f, info->extack);
+	if (err)
+		nfc_filter_put(f);
+	return err;
+}
+
+static int nfc_cmd_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_filter *f;
+	int err = 0;
+
+	f = nfc_get_filter(info, true);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (!nfc_net_remove(nfc_net(genl_info_net(info)), f)) {
+		nfc_lookup_errmsg(-ENOENT, info->attrs[NFC_A_NAME],
+				  info->extack);
+		err = -ENOENT;
+	}
+	nfc_filter_put(f);
+	return err;
+}
+
+static int nfc_cmd_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_filter *f;
+	struct sk_buff *msg;
+	int err;
+
+	f = nfc_get_filter(info, true);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		err = -ENOMEM;
+		goto out;
+	}
+	err = nfc_fill_get(msg, f, info->snd_portid, info->snd_seq, 0, NULL);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	err = genlmsg_reply(msg, info);
+out:
+	nfc_filter_put(f);
+	return err;
+}
+
+/* Dump of every filter: cb->args[0] is how many were sent. */
+static int nfc_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nfc_net *nn = nfc_net(sock_net(skb->sk));
+	long idx = 0, start = cb->args[0];
+	struct nfc_filter *f;
+
+	mutex_lock(&nn->lock);
+	cb->seq = nn->gen;
+	list_for_each_entry(f, &nn->filters, node) {
+		if (idx++ < start)
+			continue;
+		if (nfc_fill_get(skb, f, NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI, cb)) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&nn->lock);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int nfc_cmd_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct nfc_conf val = {};
+	struct nfc_filter *f;
+	u32 what = 0;
+	int err;
+
+	if (a[NFC_A_ACTION]) {
+		val.action = nla_get_u8(a[NFC_A_ACTION]);
+		what |= NFC_CONF_ACTION;
+	}
+	if (a[NFC_A_MARK]) {
+		val.mark = nla_get_u32(a[NFC_A_MARK]);
+		what |= NFC_CONF_MARK;
+	}
+	if (a[NFC_A_MARK_MASK]) {
+		val.mark_mask = nla_get_u32(a[NFC_A_MARK_MASK]);
+		what |= NFC_CONF_MARK_MASK;
+	}
+	if (a[NFC_A_INVERT]) {
+		val.invert = nla_get_u8(a[NFC_A_INVERT]);
+		what |= NFC_CONF_INVERT;
+	}
+	if (a[NFC_A_ENABLED]) {
+		val.enabled = nla_get_u8(a[NFC_A_ENABLED]);
+		what |= NFC_CONF_ENABLED;
+	}
+	f = nfc_get_filter(info, false);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (!what) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "nothing to change: give ACTION, MARK, MARK_MASK, INVERT or ENABLED");
+		err = -EINVAL;
+		goto out;
+	}
+	err = nfc_filter_update_conf(f, &val, what);
+	if (err == -ENOENT)
+		nfc_lookup_errmsg(err, a[NFC_A_NAME], info->extack);
+	else if (err)
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+out:
+	nfc_filter_put(f);
+	return err;
+}
+
+static int nfc_cmd_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_filter *f;
+	int err;
+
+	f = nfc_get_filter(info, false);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = nfc_filter_flush(f);
+	if (err)
+		nfc_lookup_errmsg(err, info->attrs[NFC_A_NAME], info->extack);
+	nfc_filter_put(f);
+	return err;
+}
+
+/* Batches */
+
+struct nfc_batch {
+	struct nfc_filter *f;
+	struct nfc_flow_key *keys;
+	unsigned long *bits;
+	struct sk_buff *reply;
+	struct nfc_batch_result res;
+	u32 n;
+	u32 flags;
+	u8 cmd;
+};
+
+/* Count the NFC_A_ENTRY attributes, at most NFC_BATCH_MAX. */
+static int nfc_batch_count(struct genl_info *info, u32 *n)
+{
+	const struct nlattr *nla;
+	u32 count = 0;
+	int rem;
+
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != NFC_A_ENTRY)
+			continue;
+		if (++count > NFC_BATCH_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nla,
+					    "more than NFC_BATCH_MAX entries in one message");
+			return -E2BIG;
+		}
+	}
+	if (!count) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no entries (NFC_A_ENTRY)");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NFC_A_ENTRY);
+		return -EINVAL;
+	}
+	*n = count;
+	return 0;
+}
+
+static const struct nlattr *nfc_batch_entry(struct genl_info *info, u32 idx)
+{
+	const struct nlattr *nla;
+	int rem;
+
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem)
+		if (nla_type(nla) == NFC_A_ENTRY && !idx--)
+			return nla;
+	return NULL;
+}
+
+/* Parse every entry first; the first bad one fails the batch. */
+static int nfc_batch_parse(struct nfc_batch *b, struct genl_info *info)
+{
+	const struct nlattr *nla;
+	enum nfc_entry_err why;
+	u32 i = 0;
+	int rem, err;
+
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != NFC_A_ENTRY)
+			continue;
+		err = nfc_flowkey_from_entry(&b->keys[i], nla, &b->f->ks, &why,
+					     info->extack);
+		if (err) {
+			b->res.fail_index = i;
+			b->res.why = why;
+			return err;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int nfc_batch_alloc(struct nfc_batch *b, struct genl_info *info)
+{
+	size_t size;
+
+	size = nla_total_size(NFC_NAME_MAXLEN) + 6 * nla_total_size(sizeof(u32)) +
+	       nla_total_size(BITS_TO_BYTES(b->n));
+	b->reply = genlmsg_new(size, GFP_KERNEL);
+	b->keys = kvmalloc_array(b->n, sizeof(*b->keys),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	b->bits = bitmap_zalloc(b->n, GFP_KERNEL_ACCOUNT);
+	if (!b->reply || !b->keys || !b->bits) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory for the batch");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void nfc_batch_free(struct nfc_batch *b)
+{
+	nlmsg_free(b->reply);
+	kvfree(b->keys);
+	bitmap_free(b->bits);
+	if (!IS_ERR_OR_NULL(b->f))
+		nfc_filter_put(b->f);
+}
+
+static int nfc_put_bitmap(struct sk_buff *skb, const unsigned long *bits,
+			  u32 n)
+{
+	struct nlattr *a;
+	u8 *bytes;
+	u32 i;
+
+	a = nla_reserve(skb, NFC_A_TEST_BITMAP, BITS_TO_BYTES(n));
+	if (!a)
+		return -EMSGSIZE;
+	bytes = nla_data(a);
+	memset(bytes, 0, BITS_TO_BYTES(n));
+	for_each_set_bit(i, bits, n)
+		bytes[i / 8] |= 1 << (i % 8);
+	return 0;
+}
+
+/* Send the batch's reply; it was sized in advance so cannot fail to fit. */
+static void nfc_batch_reply(struct nfc_batch *b, struct genl_info *info)
+{
+	struct nfc_batch_result *r = &b->res;
+	struct sk_buff *msg = b->reply;
+	bool failed = r->why != NFC_ENTRY_E_NONE;
+	void *hdr;
+
+	hdr = genlmsg_put_reply(msg, info, &nfc_genl_family, 0, b->cmd);
+	if (WARN_ON_ONCE(!hdr))
+		return;
+	if (nla_put_string(msg, NFC_A_NAME, b->f->name) ||
+	    nla_put_u32(msg, NFC_A_BATCH_DONE, r->done) ||
+	    nla_put_u32(msg, NFC_A_BATCH_SKIPPED, r->skipped) ||
+	    (failed && (nla_put_u32(msg, NFC_A_BATCH_FAIL_INDEX, r->fail_index) ||
+			nla_put_u32(msg, NFC_A_BATCH_FAIL_REASON, r->why))) ||
+	    (b->cmd == NFC_CMD_TEST_ENTRIES &&
+	     (nla_put_u32(msg, NFC_A_TEST_HITS, r->hits) ||
+	      nfc_put_bitmap(msg, b->bits, b->n)))) {
+		WARN_ON_ONCE(1);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	b->reply = NULL;
+	genlmsg_reply(msg, info);
+}
+
+static int nfc_batch_flags(struct nfc_batch *b, struct genl_info *info)
+{
+	const struct nlattr *a = info->attrs[NFC_A_BATCH_FLAGS];
+	u32 allowed = b->cmd == NFC_CMD_ADD_ENTRIES ? NFC_BATCH_F_UNIQUE :
+						      NFC_BATCH_F_MISSING_OK;
+
+	b->flags = nfc_attr_u32(a, 0);
+	if (b->flags & ~allowed) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "batch flag not valid for this command");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void nfc_batch_errmsg(struct nfc_batch *b, struct genl_info *info,
+			     int err)
+{
+	const struct nlattr *e = NULL;
+
+	if (b->res.why != NFC_ENTRY_E_NONE)
+		e = nfc_batch_entry(info, b->res.fail_index);
+	if (err == -EUCLEAN)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
+	else if (b->res.why == NFC_ENTRY_E_FULL)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "filter is full: batch undone");
+	else if (b->res.why == NFC_ENTRY_E_NOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "entry is not in the filter: batch undone");
+	else if (err == -ENOENT)
+		nfc_lookup_errmsg(err, info->attrs[NFC_A_NAME], info->extack);
+}
+
+static int nfc_batch_apply(struct nfc_batch *b)
+{
+	switch (b->cmd) {
+	case NFC_CMD_ADD_ENTRIES:
+		return nfc_filter_add(b->f, b->keys, b->n, b->flags, b->bits,
+				      &b->res);
+	case NFC_CMD_DEL_ENTRIES:
+		return nfc_filter_del(b->f, b->keys, b->n, b->flags, b->bits,
+				      &b->res);
+	default:
+		nfc_filter_test(b->f, b->keys, b->n, b->bits, &b->res);
+		return 0;
+	}
+}
+
+static int nfc_cmd_entries(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_batch b = { .cmd = info->genlhdr->cmd };
+	int err;
+
+	err = nfc_batch_flags(&b, info);
+	if (err)
+		return err;
+	err = nfc_batch_count(info, &b.n);
+	if (err)
+		return err;
+	b.f = nfc_get_filter(info, false);
+	if (IS_ERR(b.f))
+		return PTR_ERR(b.f);
+	err = nfc_batch_alloc(&b, info);
+	if (err)
+		goto out;
+	/* A parse error has set its own extack message. */
+	err = nfc_batch_parse(&b, info);
+	if (!err) {
+		err = nfc_batch_apply(&b);
+		if (err)
+			nfc_batch_errmsg(&b, info, err);
+	}
+	if (err != -ENOENT || b.res.why != NFC_ENTRY_E_NONE)
+		nfc_batch_reply(&b, info);
+out:
+	nfc_batch_free(&b);
+	return err;
+}
+
+/* Save: a dump of one filter's image */
+
+/*
+ * cb->args[0]: the filter (a reference), [1]: next table offset,
+ * [2]: table bytes, [3]: header sent.
+ */
+static int nfc_save_start(struct netlink_callback *cb, struct nfc_filter **fp)
+{
+	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
+	struct nfc_filter *f;
+	const char *name;
+
+	name = nfc_get_name(attrs, cb->extack);
+	if (!name)
+		return -EINVAL;
+	f = nfc_net_lookup(nfc_net(sock_net(cb->skb->sk)), name, false);
+	if (IS_ERR(f)) {
+		nfc_lookup_errmsg(PTR_ERR(f), attrs[NFC_A_NAME], cb->extack);
+		return PTR_ERR(f);
+	}
+	cb->args[0] = (long)f;
+	*fp = f;
+	return 0;
+}
+
+static int nfc_save_header(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct nfc_filter *f)
+{
+	struct cf_image img;
+	struct cf_stats st;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &nfc_genl_family, NLM_F_MULTI, NFC_CMD_SAVE);
+	if (!hdr)
+		return -EMSGSIZE;
+	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
+	cf_export_header(f->cf, &img);
+	cf_get_stats(f->cf, &st);
+	if (nfc_put_filter(skb, f, false) ||
+	    nla_put(skb, NFC_A_IMAGE_HEADER, sizeof(img), &img) ||
+	    nla_put_u64_64bit(skb, NFC_A_IMAGE_TABLE_BYTES, st.table_bytes,
+			      NFC_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[1] = 0;
+	cb->args[2] = st.table_bytes;
+	cb->args[3] = 1;
+	return 0;
+}
+
+/* Bytes of table that fit in one more message of @skb, a multiple of 8. */
+static u32 nfc_chunk_room(struct sk_buff *skb, u64 left)
+{
+	int room = skb_tailroom(skb) - NLMSG_HDRLEN - GENL_HDRLEN -
+		   nla_total_size_64bit(sizeof(u64)) - NLA_HDRLEN - 8;
+
+	if (room < 8)
+		return 0;
+	return round_down(min_t(u64, min(room, NFC_CHUNK_MAX), left), 8);
+}
+
+static int nfc_save_chunk(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct nfc_filter *f)
+{
+	u64 off = cb->args[1];
+	struct nlattr *data;
+	void *hdr;
+	u32 len;
+	int err;
+
+	len = nfc_chunk_room(skb, cb->args[2] - off);
+	if (!len)
+		return -EMSGSIZE;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &nfc_genl_family, NLM_F_MULTI, NFC_CMD_SAVE);
+	if (!hdr)
+		return -EMSGSIZE;
+	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
+	if (nla_put_u64_64bit(skb, NFC_A_CHUNK_OFFSET, off, NFC_A_PAD))
+		goto cancel;
+	data = nla_reserve(skb, NFC_A_CHUNK_DATA, len);
+	if (!data)
+		goto cancel;
+	err = cf_export_table(f->cf, off, nla_data(data), len);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return err;
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[1] = off + len;
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int nfc_dump_save(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nfc_filter *f = (struct nfc_filter *)cb->args[0];
+	int err = 0;
+
+	if (!f) {
+		err = nfc_save_start(cb, &f);
+		if (err)
+			return err;
+	}
+	mutex_lock(&f->lock);
+	if (f->dead) {
+		NL_SET_ERR_MSG_MOD(cb->extack,
+				   "filter was destroyed during the save");
+		err = -ENOENT;
+		goto out;
+	}
+	cb->seq = f->gen;
+	if (!cb->args[3])
+		err = nfc_save_header(skb, cb, f);
+	while (!err && (u64)cb->args[1] < (u64)cb->args[2])
+		err = nfc_save_chunk(skb, cb, f);
+	if (err == -EMSGSIZE && skb->len)
+		err = 0;
+	else if (err)
+		NL_SET_ERR_MSG_MOD(cb->extack, "cannot export the table");
+out:
+	mutex_unlock(&f->lock);
+	return err ? err : skb->len;
+}
+
+static int nfc_dump_save_done(struct netlink_callback *cb)
+{
+	struct nfc_filter *f = (struct nfc_filter *)cb->args[0];
+
+	if (f)
+		nfc_filter_put(f);
+	return 0;
+}
+
+/* Restore */
+
+static int nfc_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_net *nn = nfc_net(genl_info_net(info));
+	const struct nlattr *ha = info->attrs[NFC_A_IMAGE_HEADER];
+	struct nfc_filter_cfg cfg = {};
+	struct nfc_filter *f;
+	struct cf_image img;
+	int err;
+
+	err = nfc_parse_cfg(info, &cfg);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, NFC_A_IMAGE_HEADER)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "missing image header (NFC_A_IMAGE_HEADER)");
+		return -EINVAL;
+	}
+	if (nla_len(ha) != sizeof(img)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "image header has the wrong length (saved by another version?)");
+		return -EINVAL;
+	}
+	memcpy(&img, nla_data(ha), sizeof(img));
+	if (img.table_bytes > nfc_net_mem_max()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
+		return -EDQUOT;
+	}
+	err = nfc_filter_create_loading(&f, &cfg, &img, info->snd_portid);
+	if (err == -ENOMEM) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "cannot allocate the filter's memory");
+		return err;
+	} else if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "image header rejected: wrong magic, version, byte order or geometry");
+		return err;
+	}
+	err = nfc_net_insert(nn, f, info->extack);
+	if (err)
+		nfc_filter_put(f);
+	return err;
+}
+
+static void nfc_load_errmsg(int err, bool abort, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	const struct nlattr *name = info->attrs[NFC_A_NAME];
+
+	if (abort && err == -EINVAL) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "saved table rejected: load aborted, filter removed");
+		return;
+	}
+	switch (err) {
+	case -ENOENT:
+		nfc_lookup_errmsg(err, name, extack);
+		break;
+	case -EINVAL:
+		NL_SET_ERR_MSG_ATTR(extack, name, "filter is not being loaded");
+		break;
+	case -EBUSY:
+		NL_SET_ERR_MSG_ATTR(extack, name,
+				    "filter is being loaded by another socket");
+		break;
+	case -ERANGE:
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[NFC_A_CHUNK_OFFSET],
+				    "chunk out of order or past the table's end: load aborted, filter removed");
+		break;
+	case -ENODATA:
+		NL_SET_ERR_MSG_ATTR(extack, name,
+				    "table incomplete: load aborted, filter removed");
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack,
+				   "saved table rejected: load aborted, filter removed");
+	}
+}
+
+static int nfc_cmd_load_chunk(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct nfc_filter *f;
+	bool abort;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, NFC_A_CHUNK_OFFSET) ||
+	    GENL_REQ_ATTR_CHECK(info, NFC_A_CHUNK_DATA)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "missing CHUNK_OFFSET or CHUNK_DATA");
+		return -EINVAL;
+	}
+	f = nfc_get_filter(info, true);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = nfc_filter_load_chunk(f, info->snd_portid,
+				    nla_get_u64(a[NFC_A_CHUNK_OFFSET]),
+				    nla_data(a[NFC_A_CHUNK_DATA]),
+				    nla_len(a[NFC_A_CHUNK_DATA]), &abort);
+	if (err)
+		nfc_load_errmsg(err, abort, info);
+	if (abort)
+		nfc_net_remove(nfc_net(genl_info_net(info)), f);
+	nfc_filter_put(f);
+	return err;
+}
+
+static int nfc_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfc_net *nn = nfc_net(genl_info_net(info));
+	struct nfc_filter *f;
+	bool abort;
+	int err;
+
+	f = nfc_get_filter(info, true);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = nfc_filter_load_finish(f, info->snd_portid, &abort);
+	if (!err)
+		err = nfc_net_publish(nn, f);
+	if (err)
+		nfc_load_errmsg(err, abort, info);
+	if (abort)
+		nfc_net_remove(nn, f);
+	nfc_filter_put(f);
+	return err;
+}
+
+static const struct genl_ops nfc_genl_ops[] = {
+	{
+		.cmd = NFC_CMD_NEW,
+		.doit = nfc_cmd_new,
+		.policy = nfc_new_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_DEL,
+		.doit = nfc_cmd_del,
+		.policy = nfc_name_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_GET,
+		.doit = nfc_cmd_get,
+		.dumpit = nfc_dump_get,
+		.policy = nfc_name_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_SET,
+		.doit = nfc_cmd_set,
+		.policy = nfc_set_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_FLUSH,
+		.doit = nfc_cmd_flush,
+		.policy = nfc_name_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_ADD_ENTRIES,
+		.doit = nfc_cmd_entries,
+		.policy = nfc_entries_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_DEL_ENTRIES,
+		.doit = nfc_cmd_entries,
+		.policy = nfc_entries_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_TEST_ENTRIES,
+		.doit = nfc_cmd_entries,
+		.policy = nfc_test_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_SAVE,
+		.dumpit = nfc_dump_save,
+		.done = nfc_dump_save_done,
+		.policy = nfc_name_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_LOAD_BEGIN,
+		.doit = nfc_cmd_load_begin,
+		.policy = nfc_load_begin_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_LOAD_CHUNK,
+		.doit = nfc_cmd_load_chunk,
+		.policy = nfc_load_chunk_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NFC_CMD_LOAD_END,
+		.doit = nfc_cmd_load_end,
+		.policy = nfc_name_policy,
+		.maxattr = NFC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static struct genl_family nfc_genl_family __ro_after_init = {
+	.name = NFC_GENL_NAME,
+	.version = NFC_GENL_VERSION,
+	.maxattr = NFC_A_MAX,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = nfc_genl_ops,
+	.n_ops = ARRAY_SIZE(nfc_genl_ops),
+	/* 0: every command is new, so all are validated strictly. */
+	.resv_start_op = 0,
+};
+
+/* A netlink socket that began a load went away: drop that load. */
+static int nfc_netlink_notify(struct notifier_block *nb, unsigned long state,
+			      void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (state != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	nfc_net_abort_loads(n->net, n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block nfc_netlink_notifier = {
+	.notifier_call = nfc_netlink_notify,
+};
+
+int __init nfc_genl_init(void)
+{
+	int err;
+
+	err = netlink_register_notifier(&nfc_netlink_notifier);
+	if (err)
+		return err;
+	err = genl_register_family(&nfc_genl_family);
+	if (err)
+		netlink_unregister_notifier(&nfc_netlink_notifier);
+	return err;
+}
+
+void nfc_genl_exit(void)
+{
+	genl_unregister_family(&nfc_genl_family);
+	netlink_unregister_notifier(&nfc_netlink_notifier);
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per network namespace table of named filters, with a memory ceiling.
+ * A namespace going away frees its filters; so does unloading the module.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <net/netns/generic.h>
+
+#include "netns.h"
+#include "hook.h"
+
+static unsigned int netns_mem_max_mb = 256;
+module_param(netns_mem_max_mb, uint, 0644);
+MODULE_PARM_DESC(netns_mem_max_mb,
+		 "Memory all filters of one network namespace may use, in MiB (0: no limit; default 256)");
+
+static unsigned int nfc_net_id __read_mostly;
+
+struct nfc_net *nfc_net(const struct net *net)
+{
+	return net_generic(net, nfc_net_id);
+}
+
+/* The ceiling in bytes, U64_MAX if none. */
+u64 nfc_net_mem_max(void)
+{
+	unsigned int mb = READ_ONCE(netns_mem_max_mb);
+
+	return mb ? (u64)mb << 20 : U64_MAX;
+}
+
+static struct nfc_filter *nfc_net_find(struct nfc_net *nn, const char *name)
+{
+	struct nfc_filter *f;
+
+	lockdep_assert_held(&nn->lock);
+	list_for_each_entry(f, &nn->filters, node)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+/* Put @f on the packet path's list, in order of hook then priority. */
+static void nfc_net_live_add(struct nfc_net *nn, struct nfc_filter *f)
+{
+	struct nfc_filter *pos;
+
+	list_for_each_entry(pos, &nn->live, live)
+		if (pos->hook > f->hook ||
+		    (pos->hook == f->hook && pos->priority > f->priority))
+			break;
+	list_add_tail_rcu(&f->live, &pos->live);
+}
+
+/**
+ * nfc_net_insert - add a new filter to a namespace's table
+ * @nn:		the namespace
+ * @f:		a filter nobody else knows yet; the table takes over its
+ *		reference on success, the caller keeps it on failure
+ * @extack:	says why it failed
+ *
+ * A filter that is not loading goes on the packet path's list at once,
+ * its netfilter hooks registered first if it is enabled.
+ * Return: 0, -EEXIST (name taken), -EDQUOT (ceiling), or a hook
+ * registration error (-ENOMEM, -E2BIG).
+ */
+int nfc_net_insert(struct nfc_net *nn, struct nfc_filter *f,
+		   struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	mutex_lock(&nn->lock);
+	if (nfc_net_find(nn, f->name)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a filter of that name exists in this network namespace");
+		err = -EEXIST;
+		goto out;
+	}
+	if (nn->mem > nfc_net_mem_max() ||
+	    f->charge > nfc_net_mem_max() - nn->mem) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
+		err = -EDQUOT;
+		goto out;
+	}
+	if (!f->loading && nfc_filter_enabled(f)) {
+		err = nfc_hooks_sync(nn, f);
+		if (err) {
+			nfc_hooks_sync(nn, NULL);
+			NL_SET_ERR_MSG_MOD(extack,
+					   "cannot register the filter's netfilter hook");
+			goto out;
+		}
+	}
+	f->nn = nn;
+	nn->mem += f->charge;
+	nfc_gen_bump(&nn->gen);
+	list_add_tail(&f->node, &nn->filters);
+	if (!f->loading)
+		nfc_net_live_add(nn, f);
+out:
+	mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
+ * nfc_net_lookup - find a filter by name and take a reference
+ * @nn:		the namespace
+ * @name:	the name
+ * @loading_ok:	return a filter that is being loaded, too
+ *
+ * Return: the filter, ERR_PTR(-ENOENT) or ERR_PTR(-EBUSY) (loading).
+ */
+struct nfc_filter *nfc_net_lookup(struct nfc_net *nn, const char *name,
+				  bool loading_ok)
+{
+	struct nfc_filter *f;
+
+	mutex_lock(&nn->lock);
+	f = nfc_net_find(nn, name);
+	if (!f)
+		f = ERR_PTR(-ENOENT);
+	else if (f->loading && !loading_ok)
+		f = ERR_PTR(-EBUSY);
+	else
+		nfc_filter_get(f);
+	mutex_unlock(&nn->lock);
+	return f;
+}
+
+static void nfc_net_unlink(struct nfc_net *nn, struct nfc_filter *f)
+{
+	lockdep_assert_held(&nn->lock);
+	list_del(&f->node);
+	if (!f->loading)
+		list_del_rcu(&f->live);
+	mutex_lock(&f->lock);
+	f->dead = true;
+	mutex_unlock(&f->lock);
+	nn->mem -= f->charge;
+	nfc_gen_bump(&nn->gen);
+}
+
+/**
+ * nfc_net_remove - take a filter out of its namespace
+ * @nn:	the namespace
+ * @f:	the filter (the caller holds a reference)
+ *
+ * Drops the table's reference: the filter is freed after a grace period
+ * once the caller's reference is put too.
+ * Return: false if it had been removed already.
+ */
+bool nfc_net_remove(struct nfc_net *nn, struct nfc_filter *f)
+{
+	bool removed = false;
+
+	mutex_lock(&nn->lock);
+	if (!f->dead) {
+		nfc_net_unlink(nn, f);
+		nfc_hooks_sync(nn, NULL);
+		removed = true;
+	}
+	mutex_unlock(&nn->lock);
+	if (removed)
+		nfc_filter_put(f);
+	return removed;
+}
+
+/**
+ * nfc_net_publish - make a loaded filter live
+ * @nn:	the namespace
+ * @f:	a filter whose load has finished (the caller holds a reference)
+ *
+ * Its netfilter hooks are registered first if it is enabled; if that
+ * fails, the filter is removed.
+ * Return: 0, -ENOENT if it was removed meanwhile, or a hook registration
+ * error (-ENOMEM, -E2BIG).
+ */
+int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f)
+{
+	bool put = false;
+	int err = 0;
+
+	mutex_lock(&nn->lock);
+	if (f->dead) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = nfc_hooks_sync(nn, nfc_filter_enabled(f) ? f : NULL);
+	if (err) {
+		/* A failed restore leaves nothing behind. */
+		nfc_hooks_sync(nn, NULL);
+		nfc_net_unlink(nn, f);
+		put = true;
+		goto out;
+	}
+	mutex_lock(&f->lock);
+	f->loading = false;
+	mutex_unlock(&f->lock);
+	nfc_net_live_add(nn, f);
+	nfc_gen_bump(&nn->gen);
+out:
+	mutex_unlock(&nn->lock);
+	if (put)
+		nfc_filter_put(f);
+	return err;
+}
+
+/**
+ * nfc_net_abort_loads - a netlink socket is gone: drop the loads it began
+ * @net:	its namespace
+ * @portid:	its port
+ */
+void nfc_net_abort_loads(struct net *net, u32 portid)
+{
+	struct nfc_net *nn = nfc_net(net);
+	struct nfc_filter *f, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&nn->lock);
+	list_for_each_entry_safe(f, tmp, &nn->filters, node) {
+		if (!f->loading || f->load_portid != portid)
+			continue;
+		nfc_net_unlink(nn, f);
+		list_add(&f->node, &gone);
+	}
+	mutex_unlock(&nn->lock);
+
+	list_for_each_entry_safe(f, tmp, &gone, node)
+		nfc_filter_put(f);
+}
+
+static int __net_init nfc_net_init(struct net *net)
+{
+	struct nfc_net *nn = nfc_net(net);
+
+	mutex_init(&nn->lock);
+	INIT_LIST_HEAD(&nn->filters);
+	INIT_LIST_HEAD(&nn->live);
+	INIT_LIST_HEAD(&nn->hooks);
+	nn->net = net;
+	nn->gen = 1;
+	return 0;
+}
+
+/*
+ * Unregister the namespace's hooks; the core waits for an RCU grace
+ * period before calling the exit methods, so no packet runs them then.
+ */
+static void __net_exit nfc_net_pre_exit(struct net *net)
+{
+	struct nfc_net *nn = nfc_net(net);
+
+	mutex_lock(&nn->lock);
+	nn->dying = true;
+	nfc_hooks_sync(nn, NULL);
+	mutex_unlock(&nn->lock);
+}
+
+static void __net_exit nfc_net_exit(struct net *net)
+{
+	struct nfc_net *nn = nfc_net(net);
+	struct nfc_filter *f, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&nn->lock);
+	list_for_each_entry_safe(f, tmp, &nn->filters, node) {
+		nfc_net_unlink(nn, f);
+		list_add(&f->node, &gone);
+	}
+	mutex_unlock(&nn->lock);
+
+	list_for_each_entry_safe(f, tmp, &gone, node)
+		nfc_filter_put(f);
+	WARN_ON_ONCE(nn->mem);
+	WARN_ON_ONCE(!list_empty(&nn->hooks));
+	mutex_destroy(&nn->lock);
+}
+
+static struct pernet_operations nfc_net_ops = {
+	.init = nfc_net_init,
+	.pre_exit = nfc_net_pre_exit,
+	.exit = nfc_net_exit,
+	.id = &nfc_net_id,
+	.size = sizeof(struct nfc_net),
+};
+
+int __init nfc_netns_init(void)
+{
+	return register_pernet_subsys(&nfc_net_ops);
+}
+
+/*
+ * Every namespace's filters are removed; they are freed by RCU callbacks
+ * in this module, so wait for those before the module goes.
+ */
+void nfc_netns_exit(void)
+{
+	unregister_pernet_subsys(&nfc_net_ops);
+	rcu_barrier();
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# The kernel's own checks on the module's sources, as TAP: checkpatch.pl
+# (from Debian's linux-source-6.1 tarball, extracted into build/tools, never
+# copied into the repository) on every file of kmod/ and uapi/, and sparse
+# (make C=2) on every object of the module.  Any error or warning fails
+# (--strict's checks are advice: the uapi header follows uapi style).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+tools=build/tools
+src=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -n1)
+n=0
+failed=0
+
+point() {	# point OK? DESCRIPTION [OUTPUT]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - lint: $2"
+	else
+		echo "not ok $n - lint: $2"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'
+		failed=$((failed + 1))
+	fi
+}
+
+if [ ! -f "$tools/checkpatch.pl" ]; then
+	[ -n "$src" ] || { echo "not ok - lint: no linux-source tarball"; exit 1; }
+	mkdir -p "$tools"
+	tar -xJf "$src" -C "$tools" --strip-components=2 --wildcards \
+		'linux-source-*/scripts/checkpatch.pl' \
+		'linux-source-*/scripts/spelling.txt' \
+		'linux-source-*/scripts/const_structs.checkpatch' || exit 1
+fi
+
+for f in kmod/*.c kmod/*.h uapi/linux/*.h; do
+	out=$(perl "$tools/checkpatch.pl" --no-tree --quiet -f "$f" 2>&1)
+	point $? "checkpatch $f" "$out"
+done
+
+kdir=/lib/modules/$(scripts/kver.sh)/build
+out=$(make -s -C "$kdir" M="$PWD" C=2 modules 2>&1 |
+	grep -E '(warning|error):' | grep -v 'Skipping BTF')
+[ -z "$out" ]
+point $? "sparse (make C=2) on every object of nf_cuckoo.ko" "$out"
+[ "$failed" = 0 ]

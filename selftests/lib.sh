@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the control-plane selftests (source it).  TAP 13 output and
+# kselftest exit statuses: 0 pass, 1 fail, 4 skip.
+#
+# Every test runs in a network namespace of its own (the script re-executes
+# itself under `unshare --net`), so it neither sees nor touches the filters
+# of the host, and what it creates goes away with it.
+#
+# Environment:
+#   CFCTL          the cfctl binary (default: tools/cfctl/cfctl of this tree)
+#   NF_CUCKOO_KO   module to insert if nf_cuckoo is not loaded (default:
+#                  nf_cuckoo.ko at the top of this tree, then modprobe)
+#   CFT_VERBOSE=1  show every command run by cf/expect
+
+set -u
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SELFTESTS/.." && pwd)
+CFCTL=${CFCTL:-$REPO/tools/cfctl/cfctl}
+TEST=$(basename "$0" .sh)
+
+tap_n=0
+tap_planned=0
+tap_failed=0
+tap_skipped=0
+
+# Print the TAP header.
+plan() {
+	tap_planned=$1
+	echo "TAP version 13"
+	echo "1..$tap_planned"
+}
+
+# Skip the whole script (before plan).
+skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $TEST: $*"
+	exit $KSFT_SKIP
+}
+
+diag() {
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/# /'
+	done
+}
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $TEST: $1"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $TEST: $1"
+	shift
+	[ $# -gt 0 ] && diag "$@"
+}
+
+skip() {
+	tap_n=$((tap_n + 1))
+	tap_skipped=$((tap_skipped + 1))
+	echo "ok $tap_n - $TEST: $1 # SKIP $2"
+}
+
+# The last command's output (stdout and stderr) and status.
+OUT=
+RC=0
+
+# run CMD...: run, keep output and status.
+run() {
+	[ "${CFT_VERBOSE:-0}" = 1 ] && echo "# \$ $*"
+	OUT=$("$@" 2>&1)
+	RC=$?
+	return 0
+}
+
+# cf ARGS...: cfctl, output in OUT, status in RC.
+cf() {
+	run "$CFCTL" "$@"
+}
+
+# check DESC CMD...: ok if CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	run "$@"
+	if [ "$RC" = 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "\$ $*" "status $RC:" "$OUT"
+	fi
+}
+
+# Does OUT match the extended regex, on one line or across lines (joined
+# with spaces)?  "" matches anything.
+out_matches() {
+	[ -z "$1" ] || grep -qE -- "$1" <<<"$OUT" ||
+		grep -qE -- "$1" <<<"${OUT//$'\n'/ }"
+}
+
+# expect DESC STATUS REGEX CMD...: ok if CMD exits with STATUS and its
+# output matches REGEX.
+expect() {
+	local desc=$1 want=$2 re=$3
+	shift 3
+	run "$@"
+	if [ "$RC" = "$want" ] && out_matches "$re"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "\$ $*" "status $RC (want $want), output (want /$re/):" "$OUT"
+	fi
+}
+
+# Like expect, without printing a result: 0 if it matched.
+matches() {
+	local want=$1 re=$2
+	shift 2
+	run "$@"
+	[ "$RC" = "$want" ] && out_matches "$re"
+}
+
+# A field of `cfctl -j show NAME`, by a python expression on `f`.
+jfield() {
+	local name=$1 expr=$2
+	"$CFCTL" -j show "$name" 2>/dev/null |
+		python3 -c "import json,sys; f=json.load(sys.stdin); print(($expr))" 2>/dev/null
+}
+
+# Finish: a summary comment and the exit status.
+finish() {
+	if [ "$tap_n" != "$tap_planned" ]; then
+		not_ok "ran $tap_n tests, planned $tap_planned"
+	fi
+	diag "$TEST: $((tap_n - tap_failed - tap_skipped)) passed, $tap_failed failed, $tap_skipped skipped"
+	[ "$tap_failed" = 0 ] && exit $KSFT_PASS
+	exit $KSFT_FAIL
+}
+
+# Root, cfctl built, module loaded (or loadable): else skip everything.
+require_env() {
+	[ "$(id -u)" = 0 ] || skip_all "must run as root"
+	[ -x "$CFCTL" ] || skip_all "cfctl not built ($CFCTL): make -C tools/cfctl"
+	command -v unshare >/dev/null || skip_all "unshare (util-linux) missing"
+	if [ ! -d /sys/module/nf_cuckoo ]; then
+		local ko=${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko}
+		if [ -f "$ko" ]; then
+			insmod "$ko" 2>/dev/null
+		else
+			modprobe nf_cuckoo 2>/dev/null
+		fi
+		[ -d /sys/module/nf_cuckoo ] ||
+			skip_all "nf_cuckoo is not loaded and cannot be loaded"
+	fi
+}
+
+# Re-execute the calling script in a network namespace of its own.
+isolate() {
+	if [ -z "${CFT_ISOLATED:-}" ]; then
+		CFT_ISOLATED=1 exec unshare --net -- "$0" "$@"
+	fi
+	ip link set lo up 2>/dev/null
+}
+
+# Names of filters in this namespace, one per line.
+filters() {
+	"$CFCTL" list -n 2>/dev/null
+}
+
+# A snapshot of every filter (JSON without packet counters), to compare
+# before and after something that must change nothing.
+snapshot() {
+	"$CFCTL" -j list 2>/dev/null | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+    f.get("stats", {}).pop("packets", None)
+    print(json.dumps(f, sort_keys=True))'
+}
+
+# Seconds since the epoch, with decimals.
+now() {
+	date +%s.%N
+}

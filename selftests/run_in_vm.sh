@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the VM that run_vm.sh boots (as root; the repository is the
+# host's, read-only): inserts the freshly built module, runs every selftest
+# (`make -C selftests list`) as one flat TAP stream, removes the module and
+# checks the kernel log.  Exit status 0 if every test point passed.
+#
+#   run_in_vm.sh [MODULE.ko]
+
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+KO=${1:-$REPO/nf_cuckoo.ko}
+COUNT=$(mktemp)
+
+n=0
+failed=0
+point() {	# point ok|not_ok TEXT [DIAG...]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - vm: $2"
+	else
+		echo "not ok $n - vm: $2"
+		failed=$((failed + 1))
+		shift 2
+		local l
+		for l in "$@"; do
+			printf '%s\n' "$l" | sed 's/^/# /'
+		done
+	fi
+}
+
+echo "TAP version 13"
+echo "# kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
+MARK="nf_cuckoo selftests $$ $(date +%s%N)"
+echo "$MARK" >/dev/kmsg
+[ -d /sys/module/nf_cuckoo ] && rmmod nf_cuckoo
+out=$(insmod "$KO" 2>&1)
+if [ $? = 0 ]; then
+	point ok "insmod $KO"
+else
+	point not_ok "insmod $KO" "$out"
+	echo "1..$n"
+	exit 1
+fi
+
+export NF_CUCKOO_KO=$KO
+tests=$(make -s --no-print-directory -C "$HERE" list)
+"$HERE/runner.sh" --flat --start $((n + 1)) --no-plan --count-file "$COUNT" $tests ||
+	failed=$((failed + 1))
+n=$(cat "$COUNT")
+
+if [ -d /sys/module/nf_cuckoo ]; then
+	out=$(rmmod nf_cuckoo 2>&1)
+	[ $? = 0 ] && point ok "rmmod nf_cuckoo after the tests" ||
+		point not_ok "rmmod nf_cuckoo after the tests" "$out"
+else
+	point not_ok "nf_cuckoo still loaded after the tests" "it was gone already"
+fi
+bad=$(dmesg | sed -n "/$MARK/,\$p" | sed 1d |
+	grep -E 'BUG:|WARNING:|Oops|general protection|refcount_t:|KASAN|UBSAN|kmemleak|hung task|soft lockup|RCU stall' |
+	grep -vE 'loading out-of-tree module taints kernel|module verification failed')
+[ -z "$bad" ] && point ok "no BUG/WARNING/Oops in the kernel log" ||
+	point not_ok "no BUG/WARNING/Oops in the kernel log" "$bad"
+echo "1..$n"
+rm -f "$COUNT"
+[ "$failed" = 0 ]

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the control-plane selftests in a VM with the freshly built module:
+# builds the module, cfctl and the C selftests on the host, boots Debian's
+# kernel with selftests/vm/vm.sh (the host's root shared read-only), runs
+# selftests/run_in_vm.sh there, and passes its TAP lines and exit status
+# back.  `make check` calls it.
+#
+#   run_vm.sh [--timeout SECONDS] [--no-build] [-- VM.SH OPTIONS...]
+#
+# Exit status: 0 if every test point passed; else the VM's (see vm.sh).
+
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+TIMEOUT=1800
+BUILD=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--no-build) BUILD=0; shift ;;
+	--) shift; break ;;
+	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "run_vm.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+if [ "$BUILD" = 1 ]; then
+	for what in "module:make -s -C $REPO module" \
+		    "cfctl:make -s -C $REPO/tools/cfctl" \
+		    "selftests:make -s -C $HERE"; do
+		out=$(eval "${what#*:}" 2>&1) || {
+			echo "not ok - selftests: building ${what%%:*} failed"
+			printf '%s\n' "$out" | tail -30 | sed 's/^/# /'
+			exit 1
+		}
+	done
+fi
+[ -f "$REPO/nf_cuckoo.ko" ] || { echo "not ok - selftests: $REPO/nf_cuckoo.ko not built"; exit 1; }
+
+exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" "$@" -- \
+	"$HERE/run_in_vm.sh" "$REPO/nf_cuckoo.ko"

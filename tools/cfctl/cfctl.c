@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: control nf_cuckoo filters.  main, options, help and dispatch.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs.h"
+
+struct cfctl_opts opts;
+const char *verb_name;
+
+void errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	if (verb_name)
+		fprintf(stderr, "cfctl: %s: ", verb_name);
+	else
+		fputs("cfctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	if (verb_name)
+		fprintf(stderr, "cfctl: %s: warning: ", verb_name);
+	else
+		fputs("cfctl: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct verb {
+	const char *name;
+	const char *alias;
+	int (*fn)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+#define ENTRY_HELP \
+"ENTRY is a flow as a person writes it; the filter's key decides which\n" \
+"fields it must give (and may give):\n" \
+"  [PROTO] SRC[:PORT] [DST[:PORT]]   udp 10.0.0.1:5353 10.0.0.2:53\n" \
+"                                    tcp [2001:db8::1]:443 [2001:db8::2]:50000\n" \
+"  src ADDR[:PORT], dst ADDR[:PORT], sport N, dport N, proto P\n" \
+"                                    src 10.0.0.1     (a source-only key)\n" \
+"PROTO is tcp, udp, udplite, sctp, dccp, icmp, icmpv6, a name from\n" \
+"/etc/protocols or a number.  Several entries on one command line follow\n" \
+"each other (a protocol word or a repeated field starts the next one);\n" \
+"separate them with ',' or quote each to be explicit.\n"
+
+static const struct verb verbs[] = {
+	{ "create", "new", cmd_create,
+	  "create NAME [family ip|ip6|inet] [key FIELDS] [capacity N]\n"
+	  "         [fpr E | fingerprint BITS] [bucket 2|4|8] [kicks K] [seed S]\n"
+	  "         [hook H] [priority P] [action drop|count|mark VALUE[/MASK]]\n"
+	  "         [bidirectional] [invert] [disabled]",
+	  "Create a filter.  Defaults: family inet (IPv4 and IPv6), key\n"
+	  "src,dst,sport,dport,proto, capacity 65536, fingerprint 12 bits,\n"
+	  "bucket 4, kicks 500, a random seed, hook prerouting, priority raw (-300),\n"
+	  "action drop.\n"
+	  "  FIELDS    comma-separated: src, dst, sport, dport, proto (or all)\n"
+	  "  N         items it must hold: 1000000, 1M, 64Ki ...\n"
+	  "  E         target false-positive rate: 0.001, 1e-4, 0.01% ...\n"
+	  "  BITS      fingerprint bits, 6 to 32 (fpr and fingerprint exclude\n"
+	  "            each other)\n"
+	  "  H         prerouting, input, forward, output, postrouting\n"
+	  "  P         a number, or raw, mangle, dstnat, filter, security, srcnat\n"
+	  "  action    drop the packet, count it only, or set its mark\n"
+	  "  bidirectional  an entry matches both directions of its flow\n"
+	  "                 (needs both addresses or none, both ports or none)\n"
+	  "  invert    packets NOT in the filter match (an allow list)\n"
+	  "  disabled  create it disabled (see set)\n"
+	  "With -exist, an existing filter of that name is not an error.\n" },
+	{ "destroy", NULL, cmd_destroy,
+	  "destroy [NAME...]",
+	  "Destroy the named filters, or every filter of the network namespace\n"
+	  "when no name is given.  A restore in progress is aborted.\n" },
+	{ "list", "ls", cmd_list,
+	  "list [-n] [-j] [NAME...]",
+	  "Show filters (all of the namespace, or those named): parameters and\n"
+	  "statistics.  -n: names only.  -j: one JSON document (an array).\n" },
+	{ "show", NULL, cmd_show,
+	  "show [-j] NAME",
+	  "Show one filter, as list does.  -j: one JSON object.\n" },
+	{ "set", NULL, cmd_set,
+	  "set NAME [action drop|count|mark VALUE[/MASK]] [invert [on|off] | noinvert]\n"
+	  "         [enable | disable]",
+	  "Change what a filter does, keeping its entries.  Geometry, family,\n"
+	  "key, hook, priority and bidirectional are fixed at creation.\n" },
+	{ "flush", NULL, cmd_flush,
+	  "flush [NAME...]",
+	  "Remove every entry of the named filters, or of every filter.\n" },
+	{ "add", NULL, cmd_add,
+	  "add [-f FILE] NAME [ENTRY...]",
+	  "Add entries.  An entry added twice is stored twice and takes two\n"
+	  "deletes; with -exist an entry already (probably) present is skipped.\n"
+	  "-f FILE reads one entry per line ('-' for stdin; '#' comments).\n"
+	  "Entries go to the kernel in batches; a batch is applied whole or not\n"
+	  "at all, and on an error cfctl says which entry failed and what was\n"
+	  "applied.\n\n" ENTRY_HELP },
+	{ "del", "delete", cmd_del,
+	  "del [-f FILE] NAME [ENTRY...]",
+	  "Delete entries.  Deleting an entry that is not in the filter is an\n"
+	  "error (with -exist it is skipped).  Delete only what was added: a\n"
+	  "cuckoo filter cannot tell apart keys with the same fingerprint and\n"
+	  "buckets, so deleting a key never added may remove another one.\n\n"
+	  ENTRY_HELP },
+	{ "test", NULL, cmd_test,
+	  "test [-f FILE] NAME [ENTRY...]",
+	  "Test entries for membership.  Exit status 0 if every entry is\n"
+	  "(probably) in the filter, 1 if one is certainly not.  A filter has\n"
+	  "false positives: \"present\" means \"probably present\".\n"
+	  "Prints one line per entry (-q: nothing; with -f: a summary, -v: every\n"
+	  "entry).\n\n" ENTRY_HELP },
+	{ "save", NULL, cmd_save,
+	  "save [-f FILE] [NAME...]",
+	  "Print filters (all, or those named) as a stream for restore: a\n"
+	  "create line with every parameter and the saved image header, then\n"
+	  "the raw table as 'load NAME OFFSET BASE64' and 'load NAME OFFSET\n"
+	  "zero LENGTH' lines.  The keys themselves are not needed to restore.\n" },
+	{ "restore", NULL, cmd_restore,
+	  "restore [-f FILE]",
+	  "Read a stream of commands (stdin by default): create, destroy, flush,\n"
+	  "set, add NAME ENTRY, del NAME ENTRY, and the load lines of save; one\n"
+	  "per line, '#' comments and blank lines allowed.  The whole stream is\n"
+	  "checked first: a bad line is reported with its number and nothing is\n"
+	  "applied.  Then it is sent in large batches; if the kernel refuses a\n"
+	  "line, cfctl stops there and says exactly what was applied.\n" },
+	{ "help", NULL, NULL, "help [COMMAND]", "Show help." },
+};
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("Usage: cfctl [OPTIONS] COMMAND [ARGUMENTS]\n\nCommands:\n", f);
+	for (i = 0; i < NVERBS; i++) {
+		const char *s = verbs[i].synopsis;
+		const char *nl = strchr(s, '\n');
+
+		if (nl)
+			fprintf(f, "  %.*s ...\n", (int)(nl - s), s);
+		else
+			fprintf(f, "  %s\n", s);
+	}
+	fputs("\nOptions:\n"
+	      "  -j, --json      JSON output (list, show)\n"
+	      "  -p, --pretty    indented JSON\n"
+	      "  -q, --quiet     print nothing but errors\n"
+	      "  -v, --verbose   say what was done, with counts and rates\n"
+	      "  -exist          create: an existing filter is fine; add: skip\n"
+	      "                  entries already present; del: skip missing ones\n"
+	      "  -f FILE         add/del/test: entries; restore: the stream;\n"
+	      "                  save: the output ('-' is stdin or stdout)\n"
+	      "  -h, --help      this text; 'cfctl help COMMAND' for a command\n"
+	      "  -V, --version   print the version\n"
+	      "\nExit status: 0 success, 1 test: an entry is absent, 2 usage or\n"
+	      "input error (nothing was done), 3 the kernel refused (the error\n"
+	      "says what and what was applied).  See cfctl(8).\n", f);
+}
+
+static const struct verb *find_verb(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < NVERBS; i++)
+		if (!strcmp(s, verbs[i].name) ||
+		    (verbs[i].alias && !strcmp(s, verbs[i].alias)))
+			return &verbs[i];
+	return NULL;
+}
+
+static int help(const char *what)
+{
+	const struct verb *v;
+
+	if (!what) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	v = find_verb(what);
+	if (!v) {
+		errmsg("unknown command '%s'; try 'cfctl help'", what);
+		return EXIT_USAGE;
+	}
+	printf("Usage: cfctl %s\n\n%s", v->synopsis, v->help);
+	return EXIT_OK;
+}
+
+/*
+ * Options: before the command, and right after it.  Returns 1 if arg was
+ * an option (and *i advanced past its value), 0 if not, -1 on error.
+ */
+static const char *opt_file;
+
+static int take_opt(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-j") || !strcmp(a, "--json") || !strcmp(a, "-json")) {
+		opts.json = true;
+	} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
+		opts.pretty = true;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		opts.quiet = true;
+	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		opts.verbose = true;
+	} else if (!strcmp(a, "-exist") || !strcmp(a, "--exist") ||
+		   !strcmp(a, "-!")) {
+		opts.exist = true;
+	} else if (!strcmp(a, "-n") || !strcmp(a, "--names") ||
+		   !strcmp(a, "-name")) {
+		opts.names_only = true;
+	} else if (!strcmp(a, "-f") || !strcmp(a, "--file") ||
+		   !strcmp(a, "-file")) {
+		if (*i + 1 >= argc) {
+			errmsg("option %s needs a file name", a);
+			return -1;
+		}
+		opt_file = argv[++*i];
+	} else if (!strncmp(a, "--file=", 7)) {
+		opt_file = a + 7;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+const char *cfctl_file(void)
+{
+	return opt_file;
+}
+
+int main(int argc, char **argv)
+{
+	const struct verb *v;
+	int i = 1, r, first;
+	char **args;
+	int nargs;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return help(NULL);
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("cfctl %s (nf_cuckoo uapi version %d)\n",
+			       CFCTL_VERSION, NFC_GENL_VERSION);
+			return EXIT_OK;
+		}
+		r = take_opt(argc, argv, &i);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (!r) {
+			errmsg("unknown option '%s'; try 'cfctl -h'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	v = find_verb(argv[i]);
+	if (!v) {
+		errmsg("unknown command '%s'; try 'cfctl help'", argv[i]);
+		return EXIT_USAGE;
+	}
+	verb_name = v->name;
+	i++;
+	if (!v->fn) {
+		verb_name = NULL;
+		if (i + 1 < argc) {
+			errmsg("help takes at most one command");
+			return EXIT_USAGE;
+		}
+		return help(i < argc ? argv[i] : NULL);
+	}
+	/* Options right after the command. */
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			verb_name = NULL;
+			return help(v->name);
+		}
+		r = take_opt(argc, argv, &i);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (!r)
+			break;
+	}
+	first = i;
+	nargs = argc - first;
+	args = argv + first;
+	/* list, show, save: options may also follow the names. */
+	if (v->fn == cmd_list || v->fn == cmd_show || v->fn == cmd_save) {
+		int j, k = 0;
+
+		for (j = 0; j < nargs; j++) {
+			int jj = j + first;
+
+			if (args[j][0] == '-' && args[j][1]) {
+				r = take_opt(argc, argv, &jj);
+				if (r < 0)
+					return EXIT_USAGE;
+				if (r) {
+					j = jj - first;
+					continue;
+				}
+			}
+			args[k++] = args[j];
+		}
+		nargs = k;
+	}
+	return v->fn(nargs, args);
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfctl: control nf_cuckoo filters over generic netlink.
+ *
+ * Source layout:
+ *   cfctl.c    main, options, help, dispatch, the verbs
+ *   parse.c    words of filter parameters (names, numbers, family, key...)
+ *   entry.c    entries as a person writes a flow ("udp 1.2.3.4:5 ...")
+ *   base64.c   the save format's encoding
+ *   nl.c       netlink plumbing: socket, requests, acks, extended acks
+ *   ops.c      queued requests: batching, pipelining, error reports
+ *   info.c     filter descriptions: decoding, text and JSON output
+ *   saverest.c save and restore
+ */
+#ifndef CFCTL_H
+#define CFCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../uapi/linux/nf_cuckoo.h"
+
+#define CFCTL_VERSION	"1.0"
+
+/* Exit statuses. */
+#define EXIT_OK		0
+#define EXIT_ABSENT	1	/* test: an entry is not in the filter */
+#define EXIT_USAGE	2	/* bad command line or input syntax */
+#define EXIT_FAIL	3	/* the kernel (or the system) refused */
+
+#define ERRLEN		512
+
+/* ---- global state (cfctl.c) ---- */
+
+struct cfctl_opts {
+	bool json;
+	bool quiet;
+	bool verbose;
+	bool exist;		/* -exist: add/del/create tolerate "already" */
+	bool names_only;	/* list -n */
+	bool pretty;		/* -p: pretty JSON */
+};
+
+extern struct cfctl_opts opts;
+extern const char *verb_name;	/* for error messages */
+
+/* The -f FILE option, or NULL. */
+const char *cfctl_file(void);
+
+void __attribute__((format(printf, 1, 2))) errmsg(const char *fmt, ...);
+void __attribute__((format(printf, 1, 2))) warnmsg(const char *fmt, ...);
+
+/* ---- parse.c ---- */
+
+struct keyspec {
+	uint32_t fields;	/* enum nfc_key_field */
+	uint8_t families;	/* enum nfc_family */
+	bool bidir;
+};
+
+int parse_u64(const char *s, uint64_t *out);		/* decimal or 0x */
+int parse_u32(const char *s, uint32_t *out);
+int parse_s32(const char *s, int32_t *out);
+int parse_capacity(const char *s, uint64_t *out);	/* 1000, 10k, 1M, 1Mi */
+int parse_fpr(const char *s, uint32_t *ppb);		/* 0.001, 1e-3, 0.1% */
+int parse_port(const char *s, uint16_t *out);
+int parse_proto(const char *s, uint8_t *out);
+bool proto_has_ports(uint8_t proto);
+const char *proto_name(uint8_t proto);			/* NULL if none */
+int parse_family(const char *s, uint8_t *out);
+const char *family_name(uint8_t family);
+int parse_key_fields(const char *s, uint32_t *out, char *err, size_t errlen);
+int format_key_fields(uint32_t fields, char *buf, size_t len);
+const char *key_field_name(uint32_t bit);		/* "src"... */
+const char *key_field_desc(uint32_t bit);		/* "source address" */
+int parse_hook(const char *s, uint8_t *out);
+const char *hook_name(uint8_t hook);
+int parse_priority(const char *s, int32_t *out);
+int parse_mark(const char *s, uint32_t *mark, uint32_t *mask);
+const char *action_name(uint8_t action);
+int check_name(const char *s, char *err, size_t errlen);
+int parse_onoff(const char *s, bool *out);
+
+/*
+ * Everything `create` (and a restore's create line) can say, and `set`.
+ * have_* bits say what was given.
+ */
+enum {
+	HAVE_FAMILY = 1 << 0, HAVE_KEY = 1 << 1, HAVE_CAPACITY = 1 << 2,
+	HAVE_FP_BITS = 1 << 3, HAVE_FPR = 1 << 4, HAVE_BUCKET = 1 << 5,
+	HAVE_KICKS = 1 << 6, HAVE_SEED = 1 << 7, HAVE_HOOK = 1 << 8,
+	HAVE_PRIORITY = 1 << 9, HAVE_ACTION = 1 << 10, HAVE_BIDIR = 1 << 11,
+	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
+};
+
+struct filter_spec {
+	char name[NFC_NAME_MAXLEN];
+	uint32_t have;
+	uint8_t family;
+	uint32_t key_fields;
+	uint64_t capacity;
+	uint8_t fp_bits;
+	uint32_t fpr_ppb;
+	uint8_t bucket;
+	uint16_t kicks;
+	uint64_t seed;
+	uint8_t hook;
+	int32_t priority;
+	uint8_t action;
+	uint32_t mark, mark_mask;
+	bool mark_given;
+	bool bidir, invert, enabled;
+	uint8_t *image;		/* HAVE_IMAGE: the saved IMAGE_HEADER */
+	size_t image_len;
+};
+
+/* Parse create words (after NAME); for_set: only what `set` may change;
+ * allow_image: the restore-only `image` word. */
+int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
+		      bool allow_image, char *err, size_t errlen);
+void filter_spec_free(struct filter_spec *fs);
+void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks);
+
+/* ---- entry.c ---- */
+
+struct entry {
+	uint8_t src[16];	/* network order */
+	uint8_t dst[16];
+	uint16_t sport, dport;	/* host order */
+	uint8_t family;		/* NFC_FAMILY_IPV4/IPV6, 0 if no address */
+	uint8_t proto;
+	uint32_t given;		/* enum nfc_key_field bits the text gave */
+};
+
+#define ENTRY_MAX_WORDS	16
+
+/*
+ * Parse one entry from words w[0..n).  With multi, stop (without error) at
+ * the first word that starts another entry, a "," word, or a word ending
+ * in ","; without, the words must form exactly one entry.  Sets *used to
+ * the words consumed (a separator included).  0 or -1 with err set.
+ */
+int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
+		char *err, size_t errlen);
+/* Split a line in place into at most max words. -1 if more. */
+int split_words(char *line, char **w, int max);
+/*
+ * Check an entry against a filter's key and family, and fill in what the
+ * kernel needs (the family of an entry without addresses).  fname: the
+ * filter's name, for messages.
+ */
+int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
+		char *err, size_t errlen);
+/* The entry written back as cfctl reads it. */
+void entry_format(const struct entry *e, char *buf, size_t len);
+
+/* ---- base64.c ---- */
+
+size_t b64_enc_len(size_t n);
+void b64_encode(const uint8_t *in, size_t n, char *out);	/* NUL-terminates */
+/* Returns bytes decoded, or -1 on a bad character or length. */
+long b64_decode(const char *in, size_t n, uint8_t *out);
+
+#endif /* CFCTL_H */

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: the verbs on entries: add, del, test; and the report of a failed
+ * queue, shared with restore.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "verbs.h"
+
+FILE *open_input(const char *path)
+{
+	FILE *f;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	f = fopen(path, "r");
+	if (!f)
+		errmsg("cannot open %s: %s", path, strerror(errno));
+	return f;
+}
+
+static const char *reason_text(uint32_t why)
+{
+	switch (why) {
+	case NFC_ENTRY_E_MALFORMED:
+		return "malformed entry";
+	case NFC_ENTRY_E_FAMILY:
+		return "the entry's family is not one the filter holds";
+	case NFC_ENTRY_E_FULL:
+		return "the filter is full";
+	case NFC_ENTRY_E_NOENT:
+		return "the entry is not in the filter";
+	}
+	return NULL;
+}
+
+static bool is_batch(uint8_t cmd)
+{
+	return cmd == NFC_CMD_ADD_ENTRIES || cmd == NFC_CMD_DEL_ENTRIES ||
+	       cmd == NFC_CMD_TEST_ENTRIES;
+}
+
+static uint32_t op_first_line(const struct op *op)
+{
+	return op->lines && op->n ? op->lines[0] : op->line;
+}
+
+/* "12 entries added, 3 deleted, 1 filter created" for ops [from, to). */
+static void applied_summary(const struct op *from, const struct op *to,
+			    char *buf, size_t len)
+{
+	uint64_t added = 0, deleted = 0, other = 0;
+	const struct op *op;
+	size_t off = 0;
+
+	for (op = from; op && op != to; op = op->next) {
+		if (!op->done || op->err.err)
+			continue;
+		if (op->cmd == NFC_CMD_ADD_ENTRIES)
+			added += op->r_done;
+		else if (op->cmd == NFC_CMD_DEL_ENTRIES)
+			deleted += op->r_done;
+		else if (op->cmd != NFC_CMD_TEST_ENTRIES &&
+			 op->cmd != NFC_CMD_LOAD_CHUNK)
+			other++;
+	}
+	buf[0] = 0;
+#define ROOM (off < len ? len - off : 0)
+	off += (size_t)snprintf(buf + off, ROOM, "%" PRIu64 " entr%s added",
+				added, added == 1 ? "y" : "ies");
+	if (deleted)
+		off += (size_t)snprintf(buf + off, ROOM, ", %" PRIu64 " deleted",
+					deleted);
+	if (other)
+		off += (size_t)snprintf(buf + off, ROOM,
+					", %" PRIu64 " other command%s", other,
+					other == 1 ? "" : "s");
+#undef ROOM
+}
+
+void report_failure(struct opq *q, int err, const char *unit,
+		    char **texts, size_t ntexts)
+{
+	struct op *op = q->failed, *o;
+	char why[ERRLEN + 160], what[160], sum[160];
+	bool have_idx, several;
+	const char *text = NULL;
+	uint32_t line, first;
+
+	if (!op) {
+		/* A socket error: say what is known to have been applied. */
+		if (err == -ENOBUFS)
+			errmsg("replies from the kernel were lost (socket receive buffer overrun)");
+		else
+			errmsg("%s", strerror(-err));
+		applied_summary(q->head, NULL, sum, sizeof(sum));
+		errmsg("acknowledged before the error: %s", sum);
+		return;
+	}
+	have_idx = is_batch(op->cmd) && op->has_result &&
+		   op->r_fail_index < op->n;
+	line = have_idx ? op->lines[op->r_fail_index] : op->line;
+	if (op->err.msg[0] || op->err.has_miss) {
+		nlerr_format(&op->err, op->msg, why, sizeof(why));
+	} else if (have_idx && reason_text(op->r_fail_reason)) {
+		snprintf(why, sizeof(why), "%s (%s)",
+			 reason_text(op->r_fail_reason), strerror(-op->err.err));
+	} else if (op->err.err == -ENOENT) {
+		snprintf(why, sizeof(why), "no filter named %s (%s)", op->name,
+			 strerror(ENOENT));
+	} else if (op->err.err == -EEXIST) {
+		snprintf(why, sizeof(why), "a filter named %s already exists (%s)",
+			 op->name, strerror(EEXIST));
+	} else if (op->err.err == -EPERM) {
+		snprintf(why, sizeof(why), "%s (need CAP_NET_ADMIN over the network namespace)",
+			 strerror(EPERM));
+	} else {
+		nlerr_format(&op->err, op->msg, why, sizeof(why));
+	}
+	if (texts && line >= 1 && line <= ntexts)
+		text = texts[line - 1];
+	if (is_batch(op->cmd) && !have_idx && op->n > 1)
+		snprintf(what, sizeof(what), "%ss %" PRIu32 "-%" PRIu32, unit,
+			 op->lines[0], op->lines[op->n - 1]);
+	else if (text)
+		snprintf(what, sizeof(what), "%s %" PRIu32 " (%.100s)", unit,
+			 line, text);
+	else
+		snprintf(what, sizeof(what), "%s %" PRIu32, unit, line);
+	errmsg("%s: %s", what, why);
+	if (op->err.err == -EUCLEAN && op->has_result)
+		errmsg("the kernel could not undo the batch of %ss %" PRIu32 "-%" PRIu32 ": %" PRIu32 " of its entries remain applied",
+		       unit, op->lines[0], op->lines[op->n - 1], op->r_done);
+
+	several = q->head != q->tail || op->n > 1;
+	if (!several)
+		return;
+	first = op_first_line(op);
+	if (op == q->head) {
+		errmsg("nothing was applied");
+	} else {
+		applied_summary(q->head, op, sum, sizeof(sum));
+		errmsg("%ss before %" PRIu32 " were applied (%s); nothing from %s %" PRIu32 " on",
+		       unit, first, sum, unit, first);
+	}
+	for (o = op->next; o; o = o->next) {
+		if (o->done && !o->err.err) {
+			applied_summary(op->next, NULL, sum, sizeof(sum));
+			errmsg("but requests already sent after it were applied too: %s",
+			       sum);
+			break;
+		}
+	}
+}
+
+/* Words of the command line; an argument holding spaces is an entry of
+ * its own. */
+static char **cmdline_words(int argc, char **argv, int *nw)
+{
+	char **w = malloc(sizeof(*w) * ((size_t)argc * (ENTRY_MAX_WORDS + 2) + 1));
+	int i, n = 0;
+
+	if (!w)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		if (!strpbrk(argv[i], " \t")) {
+			w[n++] = argv[i];
+			continue;
+		}
+		char *copy = strdup(argv[i]);
+		int k;
+
+		if (!copy) {
+			free(w);
+			return NULL;
+		}
+		w[n++] = ",";
+		k = split_words(copy, w + n, ENTRY_MAX_WORDS);
+		if (k < 0) {
+			errmsg("too many words in entry '%s'", argv[i]);
+			free(w);
+			*nw = -1;
+			return NULL;
+		}
+		n += k;
+		w[n++] = ",";
+	}
+	*nw = n;
+	return w;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct ent_ctx {
+	char **texts;
+	size_t ntexts, cap;
+};
+
+/* Remember the text of the entry of line (or argument) idx, 1-based. */
+static int keep_text(struct ent_ctx *c, uint32_t idx, const struct entry *e)
+{
+	char buf[160];
+
+	while (c->ntexts < idx) {
+		if (c->ntexts == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			char **t = realloc(c->texts, cap * sizeof(*t));
+
+			if (!t)
+				return -1;
+			c->texts = t;
+			c->cap = cap;
+		}
+		c->texts[c->ntexts++] = NULL;
+	}
+	entry_format(e, buf, sizeof(buf));
+	c->texts[idx - 1] = strdup(buf);
+	return c->texts[idx - 1] ? 0 : -1;
+}
+
+static int read_entry_file(FILE *f, struct opq *q, uint8_t cmd,
+			   const char *name, uint32_t flags,
+			   const struct keyspec *ks, struct ent_ctx *c,
+			   bool keep, uint64_t *count)
+{
+	char *line = NULL, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
+	size_t cap = 0;
+	uint32_t lineno = 0;
+	struct entry e;
+	ssize_t len;
+	int n, used, r = 0;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		n = split_words(line, w, ENTRY_MAX_WORDS);
+		if (n == 0 || (n > 0 && w[0][0] == '#'))
+			continue;
+		if (n < 0) {
+			errmsg("line %" PRIu32 ": too many words for an entry", lineno);
+			r = EXIT_USAGE;
+			break;
+		}
+		if (entry_parse(w, n, false, &e, &used, err, sizeof(err)) ||
+		    entry_check(&e, ks, name, err, sizeof(err))) {
+			errmsg("line %" PRIu32 ": %s; nothing was applied", lineno, err);
+			r = EXIT_USAGE;
+			break;
+		}
+		if (keep && keep_text(c, lineno, &e)) {
+			errmsg("out of memory");
+			r = EXIT_FAIL;
+			break;
+		}
+		if (opq_entry(q, cmd, name, flags, &e, lineno)) {
+			errmsg("out of memory");
+			r = EXIT_FAIL;
+			break;
+		}
+		(*count)++;
+	}
+	if (!r && ferror(f)) {
+		errmsg("read error: %s", strerror(errno));
+		r = EXIT_FAIL;
+	}
+	free(line);
+	return r;
+}
+
+static int do_entries(uint8_t cmd, int argc, char **argv)
+{
+	const char *file = cfctl_file();
+	struct ent_ctx c = { 0 };
+	struct filter_info fi;
+	struct keyspec ks;
+	char err[ERRLEN];
+	const char *name;
+	struct cfnl nl;
+	struct opq q;
+	uint64_t count = 0, present = 0, absent = 0;
+	uint32_t flags = 0;
+	char **w = NULL;
+	int nw = 0, r = EXIT_OK, i;
+	double t0, t1;
+	bool keep_texts;
+	size_t k;
+
+	if (argc < 1) {
+		errmsg("missing filter name; usage: cfctl %s [-f FILE] NAME [ENTRY...]",
+		       verb_name);
+		return EXIT_USAGE;
+	}
+	name = argv[0];
+	if (check_name(name, err, sizeof(err))) {
+		errmsg("%s", err);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	if (file && argc) {
+		errmsg("give entries on the command line or with -f, not both");
+		return EXIT_USAGE;
+	}
+	if (!file && !argc) {
+		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
+		       verb_name);
+		return EXIT_USAGE;
+	}
+	if (opts.exist && cmd == NFC_CMD_ADD_ENTRIES)
+		flags = NFC_BATCH_F_UNIQUE;
+	if (opts.exist && cmd == NFC_CMD_DEL_ENTRIES)
+		flags = NFC_BATCH_F_MISSING_OK;
+	keep_texts = !file || (cmd == NFC_CMD_TEST_ENTRIES && opts.verbose);
+
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	if (info_get(&nl, name, &fi)) {
+		cfnl_close(&nl);
+		return EXIT_FAIL;
+	}
+	if (fi.loading) {
+		errmsg("filter %s is being restored (%s)", name, strerror(EBUSY));
+		cfnl_close(&nl);
+		return EXIT_FAIL;
+	}
+	info_keyspec(&fi, &ks);
+	opq_init(&q, &nl);
+
+	if (file) {
+		FILE *f = open_input(file);
+
+		if (!f) {
+			r = EXIT_FAIL;
+			goto out;
+		}
+		r = read_entry_file(f, &q, cmd, name, flags, &ks, &c,
+				    keep_texts, &count);
+		if (f != stdin)
+			fclose(f);
+		if (r)
+			goto out;
+	} else {
+		w = cmdline_words(argc, argv, &nw);
+		if (!w) {
+			if (nw >= 0)
+				errmsg("out of memory");
+			r = nw < 0 ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
+		for (i = 0; i < nw;) {
+			struct entry e;
+			int used;
+
+			if (!strcmp(w[i], ",")) {
+				i++;
+				continue;
+			}
+			if (entry_parse(w + i, nw - i, true, &e, &used, err,
+					sizeof(err))) {
+				errmsg("entry %" PRIu64 ": %s", count + 1, err);
+				r = EXIT_USAGE;
+				goto out;
+			}
+			if (entry_check(&e, &ks, name, err, sizeof(err))) {
+				char buf[160];
+
+				entry_format(&e, buf, sizeof(buf));
+				errmsg("entry %" PRIu64 " (%s): %s", count + 1,
+				       buf, err);
+				r = EXIT_USAGE;
+				goto out;
+			}
+			i += used;
+			if (keep_text(&c, (uint32_t)(count + 1), &e) ||
+			    opq_entry(&q, cmd, name, flags, &e,
+				      (uint32_t)(count + 1))) {
+				errmsg("out of memory");
+				r = EXIT_FAIL;
+				goto out;
+			}
+			count++;
+		}
+	}
+	if (!count) {
+		if (cmd == NFC_CMD_TEST_ENTRIES) {
+			errmsg("no entries to test");
+			r = EXIT_USAGE;
+		}
+		goto out;
+	}
+
+	t0 = now();
+	i = opq_run(&q);
+	t1 = now();
+	if (i) {
+		report_failure(&q, i, file ? "line" : "entry", c.texts,
+			       c.ntexts);
+		r = EXIT_FAIL;
+		goto out;
+	}
+
+	if (cmd == NFC_CMD_TEST_ENTRIES) {
+		struct op *op;
+		uint32_t j;
+
+		for (op = q.head; op; op = op->next) {
+			for (j = 0; j < op->n; j++) {
+				bool hit = op->bitmap &&
+					   (op->bitmap[j / 8] >> (j % 8)) & 1;
+				uint32_t l = op->lines[j];
+				const char *t = l >= 1 && l <= c.ntexts &&
+						c.texts[l - 1] ?
+						c.texts[l - 1] : "?";
+
+				if (hit)
+					present++;
+				else
+					absent++;
+				if (opts.quiet || (file && !opts.verbose))
+					continue;
+				if (file)
+					printf("line %" PRIu32 ": ", l);
+				printf(hit ? "%s is in %s (probably)\n" :
+					     "%s is NOT in %s\n", t, name);
+			}
+		}
+		if (file && !opts.quiet)
+			printf("%s: %" PRIu64 " of %" PRIu64 " entries present (probably), %" PRIu64 " absent\n",
+			       name, present, count, absent);
+		r = absent ? EXIT_ABSENT : EXIT_OK;
+	} else if (opts.verbose) {
+		uint64_t done = opq_applied(&q, cmd), skipped = 0;
+		struct op *op;
+
+		for (op = q.head; op; op = op->next)
+			skipped += op->r_skipped;
+		printf("%s: %" PRIu64 " entries %s", name, done,
+		       cmd == NFC_CMD_ADD_ENTRIES ? "added" : "deleted");
+		if (skipped)
+			printf(", %" PRIu64 " skipped (%s)", skipped,
+			       cmd == NFC_CMD_ADD_ENTRIES ? "already present" :
+							    "not present");
+		printf(" in %.3f s (%.0f entries/s, %zu requests)\n", t1 - t0,
+		       t1 > t0 ? (double)count / (t1 - t0) : 0.0, q.nops);
+	}
+out:
+	opq_free(&q);
+	cfnl_close(&nl);
+	for (k = 0; k < c.ntexts; k++)
+		free(c.texts[k]);
+	free(c.texts);
+	free(w);
+	return r;
+}
+
+int cmd_add(int argc, char **argv)
+{
+	return do_entries(NFC_CMD_ADD_ENTRIES, argc, argv);
+}
+
+int cmd_del(int argc, char **argv)
+{
+	return do_entries(NFC_CMD_DEL_ENTRIES, argc, argv);
+}
+
+int cmd_test(int argc, char **argv)
+{
+	return do_entries(NFC_CMD_TEST_ENTRIES, argc, argv);
+}

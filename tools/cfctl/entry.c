@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: entries, written as a person writes a flow.
+ *
+ *   [PROTO] SRC[:PORT] [DST[:PORT]] [KEYWORD VALUE]...
+ *   KEYWORD VALUE...	src ADDR[:PORT], dst ADDR[:PORT], sport N, dport N,
+ *			proto P
+ *
+ * IPv6 addresses with a port go in brackets: [2001:db8::1]:443.  The
+ * filter's key decides which fields an entry must give and may give.
+ * Pure functions: test_parse.c tests them.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cfctl.h"
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			return n;
+		if (n == max)
+			return -1;
+		w[n++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			p++;
+		if (*p)
+			*p++ = 0;
+	}
+}
+
+/* An address alone: IPv4 dotted quad, or IPv6 (bare or in brackets). */
+static int parse_addr(const char *s, uint8_t *addr, uint8_t *family)
+{
+	char buf[INET6_ADDRSTRLEN + 2];
+	size_t len = strlen(s);
+
+	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		if (len - 2 >= sizeof(buf))
+			return -1;
+		memcpy(buf, s + 1, len - 2);
+		buf[len - 2] = 0;
+		if (inet_pton(AF_INET6, buf, addr) != 1)
+			return -1;
+		*family = NFC_FAMILY_IPV6;
+		return 0;
+	}
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1) {
+		*family = NFC_FAMILY_IPV4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, addr) == 1) {
+		*family = NFC_FAMILY_IPV6;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * ADDR or ADDR:PORT.  Returns 1 with a port, 0 without, -1 if the word
+ * is not an endpoint at all, -2 if it looks like one with a bad port (err
+ * set).
+ */
+static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
+			  uint16_t *port, char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN + 16];
+	const char *colon = NULL, *p;
+	size_t len = strlen(s);
+	int ncolon = 0;
+	bool dot = false;
+
+	if (len >= sizeof(buf))
+		return -1;
+	/* The common case first: IPv4, with or without a port. */
+	for (p = s; *p; p++) {
+		if (*p == ':') {
+			ncolon++;
+			colon = p;
+		} else if (*p == '.') {
+			dot = true;
+		}
+	}
+	if (s[0] != '[' && !ncolon && !dot)
+		return -1;	/* a word, not an address */
+	if (s[0] != '[' && dot && ncolon <= 1) {
+		size_t alen = colon ? (size_t)(colon - s) : len;
+
+		memcpy(buf, s, alen);
+		buf[alen] = 0;
+		memset(addr, 0, 16);
+		if (inet_pton(AF_INET, buf, addr) != 1)
+			return -1;
+		*family = NFC_FAMILY_IPV4;
+		if (!colon)
+			return 0;
+		if (parse_port(colon + 1, port)) {
+			seterr(err, errlen, "bad port '%s' in '%s' (want 0 to 65535)",
+			       colon + 1, s);
+			return -2;
+		}
+		return 1;
+	}
+	if (!parse_addr(s, addr, family))
+		return 0;
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+
+		if (!rb || rb[1] != ':')
+			return -1;
+		colon = rb + 1;
+	} else {
+		/* IPv4 with a port: exactly one colon. */
+		colon = strchr(s, ':');
+		if (!colon || strchr(colon + 1, ':'))
+			return -1;
+	}
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = 0;
+	if (parse_addr(buf, addr, family))
+		return -1;
+	if (parse_port(colon + 1, port)) {
+		seterr(err, errlen, "bad port '%s' in '%s' (want 0 to 65535)",
+		       colon + 1, s);
+		return -2;
+	}
+	return 1;
+}
+
+static int keyword_bit(const char *s)
+{
+	if (!strcmp(s, "src") || !strcmp(s, "saddr"))
+		return NFC_KEY_SRC_ADDR;
+	if (!strcmp(s, "dst") || !strcmp(s, "daddr"))
+		return NFC_KEY_DST_ADDR;
+	if (!strcmp(s, "sport"))
+		return NFC_KEY_SRC_PORT;
+	if (!strcmp(s, "dport"))
+		return NFC_KEY_DST_PORT;
+	if (!strcmp(s, "proto") || !strcmp(s, "protocol"))
+		return NFC_KEY_PROTO;
+	return 0;
+}
+
+static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
+		    uint8_t family, const char *word, char *err, size_t errlen)
+{
+	if (e->family && e->family != family) {
+		seterr(err, errlen, "'%s' is %s but the entry's other address is %s",
+		       word, family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6",
+		       e->family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6");
+		return -1;
+	}
+	e->family = family;
+	memcpy(dst ? e->dst : e->src, addr, 16);
+	e->given |= dst ? NFC_KEY_DST_ADDR : NFC_KEY_SRC_ADDR;
+	return 0;
+}
+
+static void set_port(struct entry *e, bool dst, uint16_t port)
+{
+	if (dst)
+		e->dport = port;
+	else
+		e->sport = port;
+	e->given |= dst ? NFC_KEY_DST_PORT : NFC_KEY_SRC_PORT;
+}
+
+/* Strip one trailing comma; tell whether there was one. */
+static bool strip_comma(char *word, char *buf, size_t buflen)
+{
+	size_t len = strlen(word);
+
+	if (len && word[len - 1] == ',' && len < buflen) {
+		memcpy(buf, word, len - 1);
+		buf[len - 1] = 0;
+		return true;
+	}
+	return false;
+}
+
+int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
+		char *err, size_t errlen)
+{
+	char cbuf[128];
+	int i = 0, npos = 0;
+	bool kw_seen = false;
+
+	memset(e, 0, sizeof(*e));
+	*used = 0;
+	while (i < n) {
+		char *word = w[i];
+		bool last = false;
+		uint8_t addr[16], fam, proto;
+		uint16_t port;
+		int bit, r;
+
+		if (!strcmp(word, ",")) {
+			if (!multi) {
+				seterr(err, errlen, "unexpected ','");
+				return -1;
+			}
+			if (!e->given) {
+				seterr(err, errlen, "empty entry before ','");
+				return -1;
+			}
+			i++;
+			break;
+		}
+		if (strip_comma(word, cbuf, sizeof(cbuf))) {
+			if (!multi) {
+				seterr(err, errlen, "unexpected ',' in '%s'", word);
+				return -1;
+			}
+			word = cbuf;
+			last = true;
+		}
+
+		bit = keyword_bit(word);
+		if (bit) {
+			const char *v;
+
+			if (e->given & bit) {
+				if (multi && !last)
+					break;	/* starts the next entry */
+				seterr(err, errlen, "the %s is given twice",
+				       key_field_desc(bit));
+				return -1;
+			}
+			if (last || i + 1 >= n) {
+				seterr(err, errlen, "'%s' needs a value", word);
+				return -1;
+			}
+			i++;
+			v = w[i];
+			if (strip_comma(w[i], cbuf, sizeof(cbuf))) {
+				if (!multi) {
+					seterr(err, errlen, "unexpected ',' in '%s'", w[i]);
+					return -1;
+				}
+				v = cbuf;
+				last = true;
+			}
+			kw_seen = true;
+			switch (bit) {
+			case NFC_KEY_SRC_ADDR:
+			case NFC_KEY_DST_ADDR:
+				r = parse_endpoint(v, addr, &fam, &port, err,
+						   errlen);
+				if (r == -2)
+					return -1;
+				if (r < 0) {
+					seterr(err, errlen, "bad address '%s' after '%s' (want an IPv4 or IPv6 address, optionally with :PORT; IPv6 with a port as [ADDR]:PORT)",
+					       v, word);
+					return -1;
+				}
+				if (set_addr(e, bit == NFC_KEY_DST_ADDR, addr,
+					     fam, v, err, errlen))
+					return -1;
+				if (r == 1) {
+					uint32_t pb = bit == NFC_KEY_DST_ADDR ?
+						NFC_KEY_DST_PORT :
+						NFC_KEY_SRC_PORT;
+
+					if (e->given & pb) {
+						seterr(err, errlen, "the %s is given twice",
+						       key_field_desc(pb));
+						return -1;
+					}
+					set_port(e, bit == NFC_KEY_DST_ADDR,
+						 port);
+				}
+				break;
+			case NFC_KEY_SRC_PORT:
+			case NFC_KEY_DST_PORT:
+				if (parse_port(v, &port)) {
+					seterr(err, errlen, "bad port '%s' (want 0 to 65535)", v);
+					return -1;
+				}
+				set_port(e, bit == NFC_KEY_DST_PORT, port);
+				break;
+			case NFC_KEY_PROTO:
+				if (parse_proto(v, &proto)) {
+					seterr(err, errlen, "unknown protocol '%s' (want tcp, udp, udplite, sctp, dccp, icmp, icmpv6, ... or a number 0 to 255)", v);
+					return -1;
+				}
+				e->proto = proto;
+				e->given |= NFC_KEY_PROTO;
+				break;
+			}
+			i++;
+			if (last)
+				break;
+			continue;
+		}
+
+		r = parse_endpoint(word, addr, &fam, &port, err, errlen);
+		if (r == -2)
+			return -1;
+		if (r >= 0) {
+			if (kw_seen || npos == 2) {
+				if (multi)
+					break;
+				seterr(err, errlen, kw_seen ?
+				       "unexpected address '%s' after a keyword (write 'src ADDR' or 'dst ADDR')" :
+				       "unexpected '%s': an entry has at most two endpoints, source then destination",
+				       word);
+				return -1;
+			}
+			if (set_addr(e, npos == 1, addr, fam, word, err, errlen))
+				return -1;
+			if (r == 1)
+				set_port(e, npos == 1, port);
+			npos++;
+			i++;
+			if (last)
+				break;
+			continue;
+		}
+
+		if (!parse_proto(word, &proto)) {
+			if (e->given) {
+				if (multi)
+					break;
+				seterr(err, errlen, "unexpected '%s': the protocol comes first, or write 'proto %s'",
+				       word, word);
+				return -1;
+			}
+			e->proto = proto;
+			e->given |= NFC_KEY_PROTO;
+			i++;
+			if (last)
+				break;
+			continue;
+		}
+
+		if (strchr(word, ':') || strchr(word, '.') || strchr(word, '['))
+			seterr(err, errlen, "bad address '%s' (want an IPv4 or IPv6 address, optionally with :PORT; IPv6 with a port as [ADDR]:PORT)",
+			       word);
+		else
+			seterr(err, errlen, "unrecognized word '%s' (an entry is [PROTO] SRC[:PORT] [DST[:PORT]], or src/dst/sport/dport/proto VALUE)",
+			       word);
+		return -1;
+	}
+	if (!e->given) {
+		seterr(err, errlen, "empty entry");
+		return -1;
+	}
+	if ((e->given & (NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT)) &&
+	    (e->given & NFC_KEY_PROTO) && !proto_has_ports(e->proto)) {
+		const char *pn = proto_name(e->proto);
+
+		if (pn)
+			seterr(err, errlen, "%s has no ports", pn);
+		else
+			seterr(err, errlen, "protocol %u has no ports cfctl knows of (ports go with tcp, udp, udplite, sctp, dccp)",
+			       e->proto);
+		return -1;
+	}
+	*used = i;
+	return 0;
+}
+
+int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
+		char *err, size_t errlen)
+{
+	static const uint32_t order[] = {
+		NFC_KEY_SRC_ADDR, NFC_KEY_DST_ADDR, NFC_KEY_SRC_PORT,
+		NFC_KEY_DST_PORT, NFC_KEY_PROTO,
+	};
+	uint32_t extra = e->given & ~ks->fields;
+	uint32_t missing = ks->fields & ~e->given;
+	char keys[64];
+	size_t i;
+
+	/* Protocols without ports have port 0 in their packets' keys. */
+	if ((e->given & NFC_KEY_PROTO) && !proto_has_ports(e->proto))
+		missing &= ~(NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT);
+	if (!extra && !missing && (!e->family || (e->family & ks->families)))
+		goto done;	/* the common case, fast */
+	format_key_fields(ks->fields, keys, sizeof(keys));
+	if (e->family && !(e->family & ks->families)) {
+		seterr(err, errlen, "filter %s holds %s only, and this entry is %s",
+		       fname, ks->families == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6",
+		       e->family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6");
+		return -1;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (extra & order[i]) {
+			seterr(err, errlen, "the entry gives a %s, which is not in filter %s's key (key %s)",
+			       key_field_desc(order[i]), fname, keys);
+			return -1;
+		}
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (missing & order[i]) {
+			seterr(err, errlen, "filter %s's key (%s) needs the %s, which the entry does not give",
+			       fname, keys, key_field_desc(order[i]));
+			return -1;
+		}
+	}
+done:
+	if (!e->family)
+		e->family = ks->families & NFC_FAMILY_IPV4 ? NFC_FAMILY_IPV4 :
+							     NFC_FAMILY_IPV6;
+	return 0;
+}
+
+static size_t fmt_endpoint(char *buf, size_t len, const struct entry *e,
+			   bool dst)
+{
+	char a[INET6_ADDRSTRLEN];
+	const uint8_t *addr = dst ? e->dst : e->src;
+	uint32_t abit = dst ? NFC_KEY_DST_ADDR : NFC_KEY_SRC_ADDR;
+	uint32_t pbit = dst ? NFC_KEY_DST_PORT : NFC_KEY_SRC_PORT;
+	bool v6 = e->family == NFC_FAMILY_IPV6;
+
+	inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
+	if (!(e->given & abit))
+		return 0;
+	if (e->given & pbit)
+		return (size_t)snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", a,
+					dst ? e->dport : e->sport);
+	return (size_t)snprintf(buf, len, "%s", a);
+}
+
+void entry_format(const struct entry *e, char *buf, size_t len)
+{
+	size_t off = 0;
+	const char *pn;
+	bool pos = (e->given & NFC_KEY_SRC_ADDR) != 0;
+
+#define ROOM	(off < len ? len - off : 0)
+#define SEP	(off ? " " : "")
+	buf[0] = 0;
+	if (e->given & NFC_KEY_PROTO) {
+		pn = proto_name(e->proto);
+		if (pos)
+			off += pn ? (size_t)snprintf(buf + off, ROOM, "%s", pn) :
+				    (size_t)snprintf(buf + off, ROOM, "%u", e->proto);
+	}
+	if (pos) {
+		off += (size_t)snprintf(buf + off, ROOM, "%s", SEP);
+		off += fmt_endpoint(buf + off, ROOM, e, false);
+		if (e->given & NFC_KEY_DST_ADDR) {
+			off += (size_t)snprintf(buf + off, ROOM, " ");
+			off += fmt_endpoint(buf + off, ROOM, e, true);
+		}
+	} else if (e->given & NFC_KEY_DST_ADDR) {
+		off += (size_t)snprintf(buf + off, ROOM, "dst ");
+		off += fmt_endpoint(buf + off, ROOM, e, true);
+	}
+	if ((e->given & NFC_KEY_SRC_PORT) && !(e->given & NFC_KEY_SRC_ADDR))
+		off += (size_t)snprintf(buf + off, ROOM, "%ssport %u", SEP,
+					e->sport);
+	if ((e->given & NFC_KEY_DST_PORT) && !(e->given & NFC_KEY_DST_ADDR))
+		off += (size_t)snprintf(buf + off, ROOM, "%sdport %u", SEP,
+					e->dport);
+	if ((e->given & NFC_KEY_PROTO) && !pos) {
+		pn = proto_name(e->proto);
+		off += pn ? (size_t)snprintf(buf + off, ROOM, "%sproto %s", SEP, pn) :
+			    (size_t)snprintf(buf + off, ROOM, "%sproto %u", SEP,
+					     e->proto);
+	}
+#undef ROOM
+#undef SEP
+}

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: the verbs on whole filters: create, destroy, list, show, set,
+ * flush.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs.h"
+
+struct nl_msg *build_named(struct cfnl *nl, uint8_t cmd, const char *name)
+{
+	struct nl_msg *msg = cfnl_msg(nl, cmd, NLM_F_ACK, 0);
+
+	if (msg && nla_put_string(msg, NFC_A_NAME, name)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int put_conf(struct nl_msg *msg, const struct filter_spec *fs)
+{
+	if ((fs->have & HAVE_ACTION) &&
+	    nla_put_u8(msg, NFC_A_ACTION, fs->action))
+		return -1;
+	if ((fs->have & HAVE_ACTION) && fs->action == NFC_ACTION_MARK &&
+	    (nla_put_u32(msg, NFC_A_MARK, fs->mark) ||
+	     nla_put_u32(msg, NFC_A_MARK_MASK, fs->mark_mask)))
+		return -1;
+	if ((fs->have & HAVE_INVERT) &&
+	    nla_put_u8(msg, NFC_A_INVERT, fs->invert))
+		return -1;
+	if ((fs->have & HAVE_ENABLED) &&
+	    nla_put_u8(msg, NFC_A_ENABLED, fs->enabled))
+		return -1;
+	return 0;
+}
+
+struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
+{
+	bool load = fs->have & HAVE_IMAGE;
+	struct nl_msg *msg;
+
+	msg = cfnl_msg(nl, load ? NFC_CMD_LOAD_BEGIN : NFC_CMD_NEW, NLM_F_ACK,
+		       0);
+	if (!msg)
+		return NULL;
+	if (nla_put_string(msg, NFC_A_NAME, fs->name) ||
+	    nla_put_u8(msg, NFC_A_FAMILY,
+		       fs->have & HAVE_FAMILY ? fs->family : NFC_FAMILY_INET))
+		goto fail;
+	if ((fs->have & HAVE_KEY) &&
+	    nla_put_u32(msg, NFC_A_KEY_FIELDS, fs->key_fields))
+		goto fail;
+	if (load) {
+		if (nla_put(msg, NFC_A_IMAGE_HEADER, (int)fs->image_len,
+			    fs->image))
+			goto fail;
+	} else {
+		if ((fs->have & HAVE_CAPACITY) &&
+		    nla_put_u64(msg, NFC_A_CAPACITY, fs->capacity))
+			goto fail;
+		if ((fs->have & HAVE_FP_BITS) &&
+		    nla_put_u8(msg, NFC_A_FP_BITS, fs->fp_bits))
+			goto fail;
+		if ((fs->have & HAVE_FPR) &&
+		    nla_put_u32(msg, NFC_A_FPR, fs->fpr_ppb))
+			goto fail;
+		if ((fs->have & HAVE_BUCKET) &&
+		    nla_put_u8(msg, NFC_A_BUCKET_SIZE, fs->bucket))
+			goto fail;
+		if ((fs->have & HAVE_KICKS) &&
+		    nla_put_u16(msg, NFC_A_MAX_KICKS, fs->kicks))
+			goto fail;
+		if ((fs->have & HAVE_SEED) &&
+		    nla_put_u64(msg, NFC_A_SEED, fs->seed))
+			goto fail;
+	}
+	if ((fs->have & HAVE_HOOK) && nla_put_u8(msg, NFC_A_HOOK, fs->hook))
+		goto fail;
+	if ((fs->have & HAVE_PRIORITY) &&
+	    nla_put_u32(msg, NFC_A_PRIORITY, (uint32_t)fs->priority))
+		goto fail;
+	if ((fs->have & HAVE_BIDIR) &&
+	    nla_put_u8(msg, NFC_A_BIDIRECTIONAL, fs->bidir))
+		goto fail;
+	if (put_conf(msg, fs))
+		goto fail;
+	return msg;
+fail:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+struct nl_msg *build_set(struct cfnl *nl, const struct filter_spec *fs)
+{
+	struct nl_msg *msg = build_named(nl, NFC_CMD_SET, fs->name);
+
+	if (msg && put_conf(msg, fs)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int need_name(int argc, char **argv, const char *synopsis)
+{
+	char err[ERRLEN];
+
+	if (argc < 1) {
+		errmsg("missing filter name; usage: cfctl %s", synopsis);
+		return -1;
+	}
+	if (check_name(argv[0], err, sizeof(err))) {
+		errmsg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* One request, its error reported; returns the exit status. */
+static int simple(struct cfnl *nl, struct nl_msg *msg, const char *name,
+		  bool ok_eexist)
+{
+	struct nlerr e;
+	int err;
+
+	if (!msg) {
+		errmsg("out of memory");
+		return EXIT_FAIL;
+	}
+	err = cfnl_transact(nl, msg, NULL, NULL, &e);
+	if (err == -EEXIST && ok_eexist)
+		err = 0;
+	if (err)
+		report_nlerr(&e, msg, name);
+	nlmsg_free(msg);
+	return exit_for(err);
+}
+
+int cmd_create(int argc, char **argv)
+{
+	struct filter_spec fs = { 0 };
+	char err[ERRLEN];
+	struct cfnl nl;
+	int r;
+
+	if (need_name(argc, argv, "create NAME [PARAMETERS]"))
+		return EXIT_USAGE;
+	snprintf(fs.name, sizeof(fs.name), "%s", argv[0]);
+	if (parse_filter_spec(argv + 1, argc - 1, &fs, false, false, err,
+			      sizeof(err))) {
+		errmsg("%s", err);
+		filter_spec_free(&fs);
+		return EXIT_USAGE;
+	}
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	r = simple(&nl, build_create(&nl, &fs), fs.name, opts.exist);
+	cfnl_close(&nl);
+	filter_spec_free(&fs);
+	return r;
+}
+
+/* Run cmd on the named filters, or on every filter of the namespace. */
+static int each_filter(int argc, char **argv, uint8_t cmd, bool skip_loading)
+{
+	struct filter_info *fi = NULL;
+	char err[ERRLEN];
+	struct cfnl nl;
+	size_t n = 0, i;
+	int r = EXIT_OK, k;
+
+	for (k = 0; k < argc; k++) {
+		if (check_name(argv[k], err, sizeof(err))) {
+			errmsg("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	if (argc) {
+		for (k = 0; k < argc; k++)
+			if (simple(&nl, build_named(&nl, cmd, argv[k]),
+				   argv[k], false))
+				r = EXIT_FAIL;
+	} else if (info_dump(&nl, &fi, &n)) {
+		r = EXIT_FAIL;
+	} else {
+		for (i = 0; i < n; i++) {
+			if (skip_loading && fi[i].loading) {
+				warnmsg("skipping %s: it is being restored",
+					fi[i].name);
+				continue;
+			}
+			if (simple(&nl, build_named(&nl, cmd, fi[i].name),
+				   fi[i].name, false))
+				r = EXIT_FAIL;
+		}
+		free(fi);
+	}
+	cfnl_close(&nl);
+	return r;
+}
+
+int cmd_destroy(int argc, char **argv)
+{
+	return each_filter(argc, argv, NFC_CMD_DEL, false);
+}
+
+int cmd_flush(int argc, char **argv)
+{
+	return each_filter(argc, argv, NFC_CMD_FLUSH, true);
+}
+
+static void print_json(struct json_object *o)
+{
+	int flags = opts.pretty ? JSON_C_TO_STRING_PRETTY |
+				  JSON_C_TO_STRING_SPACED :
+				  JSON_C_TO_STRING_PLAIN;
+
+	puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void print_list(const struct filter_info *fi, size_t n)
+{
+	size_t i;
+
+	if (opts.json) {
+		struct json_object *a = json_object_new_array();
+
+		for (i = 0; i < n; i++)
+			json_object_array_add(a, opts.names_only ?
+					      json_object_new_string(fi[i].name) :
+					      info_json(&fi[i]));
+		print_json(a);
+		json_object_put(a);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (opts.names_only) {
+			puts(fi[i].name);
+			continue;
+		}
+		if (i)
+			putchar('\n');
+		info_print_text(&fi[i], stdout);
+	}
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct filter_info *fi = NULL;
+	char err[ERRLEN];
+	struct cfnl nl;
+	size_t n = 0;
+	int r = EXIT_OK, k;
+
+	for (k = 0; k < argc; k++) {
+		if (check_name(argv[k], err, sizeof(err))) {
+			errmsg("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	if (!argc) {
+		if (info_dump(&nl, &fi, &n))
+			r = EXIT_FAIL;
+	} else {
+		fi = calloc((size_t)argc, sizeof(*fi));
+		if (!fi) {
+			errmsg("out of memory");
+			r = EXIT_FAIL;
+		}
+		for (k = 0; fi && k < argc; k++) {
+			if (info_get(&nl, argv[k], &fi[n]))
+				r = EXIT_FAIL;
+			else
+				n++;
+		}
+	}
+	if (fi)
+		print_list(fi, n);
+	free(fi);
+	cfnl_close(&nl);
+	return r;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct filter_info fi;
+	struct cfnl nl;
+	int r = EXIT_OK;
+
+	if (need_name(argc, argv, "show [-j] NAME"))
+		return EXIT_USAGE;
+	if (argc > 1) {
+		errmsg("show takes one filter name (list takes several)");
+		return EXIT_USAGE;
+	}
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	if (info_get(&nl, argv[0], &fi)) {
+		r = EXIT_FAIL;
+	} else if (opts.json) {
+		struct json_object *o = info_json(&fi);
+
+		print_json(o);
+		json_object_put(o);
+	} else {
+		info_print_text(&fi, stdout);
+	}
+	cfnl_close(&nl);
+	return r;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	struct filter_spec fs = { 0 };
+	char err[ERRLEN];
+	struct cfnl nl;
+	int r;
+
+	if (need_name(argc, argv, "set NAME PARAMETERS"))
+		return EXIT_USAGE;
+	snprintf(fs.name, sizeof(fs.name), "%s", argv[0]);
+	if (parse_filter_spec(argv + 1, argc - 1, &fs, true, false, err,
+			      sizeof(err))) {
+		errmsg("%s", err);
+		return EXIT_USAGE;
+	}
+	if (!fs.have) {
+		errmsg("nothing to set; usage: cfctl set NAME [action ...] [invert on|off] [enable|disable]");
+		return EXIT_USAGE;
+	}
+	if (cfnl_open(&nl))
+		return EXIT_FAIL;
+	r = simple(&nl, build_set(&nl, &fs), fs.name, false);
+	cfnl_close(&nl);
+	return r;
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: filter descriptions: decoding, text (as `ipset list`) and JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "info.h"
+
+static uint64_t get_u64(struct nlattr *a)
+{
+	return a && nla_len(a) >= 8 ? nla_get_u64(a) : 0;
+}
+
+static uint32_t get_u32(struct nlattr *a)
+{
+	return a && nla_len(a) >= 4 ? nla_get_u32(a) : 0;
+}
+
+static uint16_t get_u16(struct nlattr *a)
+{
+	return a && nla_len(a) >= 2 ? nla_get_u16(a) : 0;
+}
+
+static uint8_t get_u8(struct nlattr *a)
+{
+	return a && nla_len(a) >= 1 ? nla_get_u8(a) : 0;
+}
+
+int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
+{
+	struct nlattr *tb[NFC_A_MAX + 1];
+	struct nlattr *st[NFC_STATS_A_MAX + 1];
+
+	memset(fi, 0, sizeof(*fi));
+	if (cfnl_parse(nlh, tb) || !tb[NFC_A_NAME])
+		return -1;
+	nla_strlcpy(fi->name, tb[NFC_A_NAME], sizeof(fi->name));
+	fi->family = get_u8(tb[NFC_A_FAMILY]);
+	fi->key_fields = get_u32(tb[NFC_A_KEY_FIELDS]);
+	fi->capacity = get_u64(tb[NFC_A_CAPACITY]);
+	fi->fp_bits = get_u8(tb[NFC_A_FP_BITS]);
+	fi->fpr_ppb = get_u32(tb[NFC_A_FPR]);
+	fi->bucket = get_u8(tb[NFC_A_BUCKET_SIZE]);
+	fi->kicks = get_u16(tb[NFC_A_MAX_KICKS]);
+	fi->hook = get_u8(tb[NFC_A_HOOK]);
+	fi->priority = (int32_t)get_u32(tb[NFC_A_PRIORITY]);
+	fi->action = get_u8(tb[NFC_A_ACTION]);
+	fi->mark = get_u32(tb[NFC_A_MARK]);
+	fi->mark_mask = tb[NFC_A_MARK_MASK] ? get_u32(tb[NFC_A_MARK_MASK]) :
+					      NFC_MARK_MASK_DEFAULT;
+	fi->bidir = get_u8(tb[NFC_A_BIDIRECTIONAL]);
+	fi->invert = get_u8(tb[NFC_A_INVERT]);
+	fi->enabled = tb[NFC_A_ENABLED] ? get_u8(tb[NFC_A_ENABLED]) : 1;
+	fi->loading = get_u8(tb[NFC_A_LOADING]);
+	if (tb[NFC_A_STATS] &&
+	    !nla_parse_nested(st, NFC_STATS_A_MAX, tb[NFC_A_STATS], NULL)) {
+		fi->has_stats = true;
+		fi->st.items = get_u64(st[NFC_STATS_A_ITEMS]);
+		fi->st.load_ppm = get_u32(st[NFC_STATS_A_LOAD_PPM]);
+		fi->st.bytes = get_u64(st[NFC_STATS_A_BYTES]);
+		fi->st.table_bytes = get_u64(st[NFC_STATS_A_TABLE_BYTES]);
+		fi->st.slots = get_u64(st[NFC_STATS_A_SLOTS]);
+		fi->st.nbuckets = get_u64(st[NFC_STATS_A_NBUCKETS]);
+		fi->st.victim = get_u8(st[NFC_STATS_A_VICTIM]);
+		fi->st.lookups = get_u64(st[NFC_STATS_A_PKT_LOOKUPS]);
+		fi->st.matches = get_u64(st[NFC_STATS_A_PKT_MATCHES]);
+		fi->st.dropped = get_u64(st[NFC_STATS_A_PKT_DROPPED]);
+		fi->st.marked = get_u64(st[NFC_STATS_A_PKT_MARKED]);
+	}
+	if (tb[NFC_A_IMAGE_HEADER]) {
+		int l = nla_len(tb[NFC_A_IMAGE_HEADER]);
+
+		if (l > 0 && l <= NFC_IMAGE_HEADER_MAXLEN) {
+			memcpy(fi->image, nla_data(tb[NFC_A_IMAGE_HEADER]),
+			       (size_t)l);
+			fi->image_len = (size_t)l;
+			fi->has_image = true;
+		}
+	}
+	fi->table_bytes = get_u64(tb[NFC_A_IMAGE_TABLE_BYTES]);
+	return 0;
+}
+
+void report_nlerr(const struct nlerr *e, struct nl_msg *msg, const char *name)
+{
+	char buf[ERRLEN + 128];
+	int err = -e->err;
+
+	if (e->msg[0] || e->has_miss) {
+		nlerr_format(e, msg, buf, sizeof(buf));
+		errmsg("%s", buf);
+		return;
+	}
+	switch (err) {
+	case EPERM:
+		errmsg("%s (need CAP_NET_ADMIN over the network namespace)",
+		       strerror(err));
+		return;
+	case ENOENT:
+		if (name) {
+			errmsg("no filter named %s (%s)", name, strerror(err));
+			return;
+		}
+		break;
+	case EEXIST:
+		if (name) {
+			errmsg("a filter named %s already exists (%s)", name,
+			       strerror(err));
+			return;
+		}
+		break;
+	case EBUSY:
+		if (name) {
+			errmsg("filter %s is being restored (%s)", name,
+			       strerror(err));
+			return;
+		}
+		break;
+	case EDQUOT:
+		errmsg("the network namespace's memory ceiling would be exceeded (%s)",
+		       strerror(err));
+		return;
+	}
+	nlerr_format(e, msg, buf, sizeof(buf));
+	errmsg("%s", buf);
+}
+
+static void get_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct filter_info *fi = arg;
+
+	info_parse(nlh, fi);
+}
+
+int info_fetch(struct cfnl *nl, const char *name, struct filter_info *fi,
+	       struct nlerr *e)
+{
+	struct nl_msg *msg;
+	int err;
+
+	memset(fi, 0, sizeof(*fi));
+	memset(e, 0, sizeof(*e));
+	msg = cfnl_msg(nl, NFC_CMD_GET, NLM_F_ACK, 0);
+	if (!msg || nla_put_string(msg, NFC_A_NAME, name)) {
+		nlmsg_free(msg);
+		e->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	err = cfnl_transact(nl, msg, get_cb, fi, e);
+	if (!err && !fi->name[0]) {
+		e->err = err = -EBADMSG;
+		snprintf(e->msg, sizeof(e->msg), "no filter description in the kernel's reply");
+	}
+	nlmsg_free(msg);
+	return err;
+}
+
+int info_get(struct cfnl *nl, const char *name, struct filter_info *fi)
+{
+	struct nlerr e;
+	int err = info_fetch(nl, name, fi, &e);
+
+	if (err)
+		report_nlerr(&e, NULL, name);
+	return err;
+}
+
+struct dump_ctx {
+	struct filter_info *v;
+	size_t n, cap;
+	bool intr, nomem;
+};
+
+static void dump_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct dump_ctx *d = arg;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		d->intr = true;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct filter_info *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v) {
+			d->nomem = true;
+			return;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	if (!info_parse(nlh, &d->v[d->n]))
+		d->n++;
+}
+
+int info_dump(struct cfnl *nl, struct filter_info **out, size_t *n)
+{
+	struct dump_ctx d;
+	struct nl_msg *msg;
+	struct nlerr e;
+	int err, tries;
+
+	for (tries = 0;; tries++) {
+		memset(&d, 0, sizeof(d));
+		msg = cfnl_msg(nl, NFC_CMD_GET, NLM_F_DUMP, 0);
+		if (!msg) {
+			errmsg("out of memory");
+			return -ENOMEM;
+		}
+		err = cfnl_transact(nl, msg, dump_cb, &d, &e);
+		if (err) {
+			report_nlerr(&e, msg, NULL);
+			nlmsg_free(msg);
+			free(d.v);
+			return err;
+		}
+		nlmsg_free(msg);
+		if (d.nomem) {
+			free(d.v);
+			errmsg("out of memory");
+			return -ENOMEM;
+		}
+		if (!d.intr || tries == 5)
+			break;
+		free(d.v);	/* filters changed meanwhile: again */
+	}
+	*out = d.v;
+	*n = d.n;
+	return 0;
+}
+
+void info_keyspec(const struct filter_info *fi, struct keyspec *ks)
+{
+	ks->fields = fi->key_fields;
+	ks->families = fi->family;
+	ks->bidir = fi->bidir;
+}
+
+static void fmt_fpr(uint32_t ppb, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3g", (double)ppb / NFC_FPR_SCALE);
+}
+
+static void fmt_action(const struct filter_info *fi, char *buf, size_t len)
+{
+	if (fi->action == NFC_ACTION_MARK) {
+		if (fi->mark_mask == NFC_MARK_MASK_DEFAULT)
+			snprintf(buf, len, "mark 0x%" PRIx32, fi->mark);
+		else
+			snprintf(buf, len, "mark 0x%" PRIx32 "/0x%" PRIx32,
+				 fi->mark, fi->mark_mask);
+	} else {
+		snprintf(buf, len, "%s", action_name(fi->action));
+	}
+}
+
+static void fmt_flags(const struct filter_info *fi, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s",
+		 fi->bidir ? " bidirectional" : "",
+		 fi->invert ? " invert" : "",
+		 fi->enabled ? " enabled" : " disabled",
+		 fi->loading ? " loading" : "");
+}
+
+void info_print_text(const struct filter_info *fi, FILE *f)
+{
+	char key[64], fpr[32], act[64], flags[64];
+
+	format_key_fields(fi->key_fields, key, sizeof(key));
+	fmt_fpr(fi->fpr_ppb, fpr, sizeof(fpr));
+	fmt_action(fi, act, sizeof(act));
+	fmt_flags(fi, flags, sizeof(flags));
+	fprintf(f, "Name: %s\n", fi->name);
+	fprintf(f, "Type: cuckoo family %s key %s\n", family_name(fi->family),
+		key);
+	fprintf(f, "Header: capacity %" PRIu64 " fingerprint %u bucket %u kicks %u fpr %s\n",
+		fi->capacity, fi->fp_bits, fi->bucket, fi->kicks, fpr);
+	fprintf(f, "Hook: %s priority %" PRId32 "\n", hook_name(fi->hook),
+		fi->priority);
+	fprintf(f, "Action: %s\n", act);
+	fprintf(f, "Flags:%s\n", flags);
+	if (!fi->has_stats)
+		return;
+	fprintf(f, "Items: %" PRIu64 "\n", fi->st.items);
+	fprintf(f, fi->st.load_ppm && fi->st.load_ppm < 100 ?
+		   "Load: %.4f%% (%" PRIu64 " slots in %" PRIu64 " buckets)\n" :
+		   "Load: %.2f%% (%" PRIu64 " slots in %" PRIu64 " buckets)\n",
+		fi->st.load_ppm / 10000.0, fi->st.slots, fi->st.nbuckets);
+	fprintf(f, "Size in memory: %" PRIu64 " bytes (table %" PRIu64 ")\n",
+		fi->st.bytes, fi->st.table_bytes);
+	if (fi->capacity)
+		fprintf(f, "Bits per item: %.2f at capacity",
+			fi->st.table_bytes * 8.0 / (double)fi->capacity);
+	else
+		fprintf(f, "Bits per item: -");
+	if (fi->st.items)
+		fprintf(f, " (%.2f per item stored now)",
+			fi->st.table_bytes * 8.0 / (double)fi->st.items);
+	fputc('\n', f);
+	fprintf(f, "Victim: %s\n", fi->st.victim ? "taken (the filter is full: adds fail until something is deleted)" : "free");
+	fprintf(f, "Packets: lookups %" PRIu64 " matches %" PRIu64
+		   " dropped %" PRIu64 " marked %" PRIu64 "\n",
+		fi->st.lookups, fi->st.matches, fi->st.dropped, fi->st.marked);
+}
+
+struct json_object *info_json(const struct filter_info *fi)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *key = json_object_new_array();
+	uint32_t b;
+
+	json_object_object_add(o, "name", json_object_new_string(fi->name));
+	json_object_object_add(o, "family",
+			       json_object_new_string(family_name(fi->family)));
+	for (b = 1; b <= NFC_KEY_PROTO; b <<= 1)
+		if (fi->key_fields & b)
+			json_object_array_add(key, json_object_new_string(key_field_name(b)));
+	json_object_object_add(o, "key", key);
+	json_object_object_add(o, "capacity", json_object_new_uint64(fi->capacity));
+	json_object_object_add(o, "fingerprint_bits", json_object_new_int(fi->fp_bits));
+	json_object_object_add(o, "fpr", json_object_new_double((double)fi->fpr_ppb / NFC_FPR_SCALE));
+	json_object_object_add(o, "fpr_ppb", json_object_new_uint64(fi->fpr_ppb));
+	json_object_object_add(o, "bucket_size", json_object_new_int(fi->bucket));
+	json_object_object_add(o, "max_kicks", json_object_new_int(fi->kicks));
+	json_object_object_add(o, "hook", json_object_new_string(hook_name(fi->hook)));
+	json_object_object_add(o, "priority", json_object_new_int(fi->priority));
+	json_object_object_add(o, "action", json_object_new_string(action_name(fi->action)));
+	json_object_object_add(o, "mark", json_object_new_uint64(fi->mark));
+	json_object_object_add(o, "mark_mask", json_object_new_uint64(fi->mark_mask));
+	json_object_object_add(o, "bidirectional", json_object_new_boolean(fi->bidir));
+	json_object_object_add(o, "invert", json_object_new_boolean(fi->invert));
+	json_object_object_add(o, "enabled", json_object_new_boolean(fi->enabled));
+	json_object_object_add(o, "loading", json_object_new_boolean(fi->loading));
+	if (fi->has_stats) {
+		struct json_object *s = json_object_new_object();
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(s, "items", json_object_new_uint64(fi->st.items));
+		json_object_object_add(s, "load_ppm", json_object_new_uint64(fi->st.load_ppm));
+		json_object_object_add(s, "load_percent", json_object_new_double(fi->st.load_ppm / 10000.0));
+		json_object_object_add(s, "bytes", json_object_new_uint64(fi->st.bytes));
+		json_object_object_add(s, "table_bytes", json_object_new_uint64(fi->st.table_bytes));
+		json_object_object_add(s, "slots", json_object_new_uint64(fi->st.slots));
+		json_object_object_add(s, "buckets", json_object_new_uint64(fi->st.nbuckets));
+		json_object_object_add(s, "bits_per_item", fi->st.items ?
+				       json_object_new_double(fi->st.table_bytes * 8.0 / (double)fi->st.items) :
+				       NULL);
+		json_object_object_add(s, "bits_per_item_at_capacity", fi->capacity ?
+				       json_object_new_double(fi->st.table_bytes * 8.0 / (double)fi->capacity) :
+				       NULL);
+		json_object_object_add(s, "victim", json_object_new_boolean(fi->st.victim));
+		json_object_object_add(p, "lookups", json_object_new_uint64(fi->st.lookups));
+		json_object_object_add(p, "matches", json_object_new_uint64(fi->st.matches));
+		json_object_object_add(p, "dropped", json_object_new_uint64(fi->st.dropped));
+		json_object_object_add(p, "marked", json_object_new_uint64(fi->st.marked));
+		json_object_object_add(s, "packets", p);
+		json_object_object_add(o, "stats", s);
+	}
+	return o;
+}
+
+void info_print_create(const struct filter_info *fi, FILE *f)
+{
+	char key[64], act[64];
+
+	format_key_fields(fi->key_fields, key, sizeof(key));
+	fmt_action(fi, act, sizeof(act));
+	fprintf(f, "create %s family %s key %s capacity %" PRIu64
+		   " fingerprint %u bucket %u kicks %u hook %s priority %" PRId32
+		   " action %s%s%s%s",
+		fi->name, family_name(fi->family), key, fi->capacity,
+		fi->fp_bits, fi->bucket, fi->kicks, hook_name(fi->hook),
+		fi->priority, act, fi->bidir ? " bidirectional" : "",
+		fi->invert ? " invert" : "", fi->enabled ? "" : " disabled");
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfctl: what the kernel says about a filter (NFC_CMD_GET, and the first
+ * message of NFC_CMD_SAVE), and how cfctl prints it.
+ */
+#ifndef CFCTL_INFO_H
+#define CFCTL_INFO_H
+
+#include <json-c/json.h>
+
+#include "nl.h"
+
+struct filter_info {
+	char name[NFC_NAME_MAXLEN];
+	uint8_t family;
+	uint32_t key_fields;
+	uint64_t capacity;
+	uint8_t fp_bits;
+	uint32_t fpr_ppb;
+	uint8_t bucket;
+	uint16_t kicks;
+	uint8_t hook;
+	int32_t priority;
+	uint8_t action;
+	uint32_t mark, mark_mask;
+	bool bidir, invert, enabled, loading;
+	bool has_stats;
+	struct {
+		uint64_t items, bytes, table_bytes, slots, nbuckets;
+		uint32_t load_ppm;
+		bool victim;
+		uint64_t lookups, matches, dropped, marked;
+	} st;
+	/* SAVE only */
+	uint8_t image[NFC_IMAGE_HEADER_MAXLEN];
+	size_t image_len;
+	uint64_t table_bytes;
+	bool has_image;
+};
+
+/* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */
+int info_parse(struct nlmsghdr *nlh, struct filter_info *fi);
+
+/* Fetch one filter by name: 0, or the kernel's error (printed). */
+int info_get(struct cfnl *nl, const char *name, struct filter_info *fi);
+
+/* The same, without printing the error. */
+int info_fetch(struct cfnl *nl, const char *name, struct filter_info *fi,
+	       struct nlerr *e);
+
+/* Fetch every filter of the namespace: 0 (*out malloc'ed) or error. */
+int info_dump(struct cfnl *nl, struct filter_info **out, size_t *n);
+
+void info_print_text(const struct filter_info *fi, FILE *f);
+struct json_object *info_json(const struct filter_info *fi);
+
+/* `create ...` with every parameter, as `cfctl save` writes it. */
+void info_print_create(const struct filter_info *fi, FILE *f);
+
+void info_keyspec(const struct filter_info *fi, struct keyspec *ks);
+
+/* Report a kernel error about filter `name` the way every verb does. */
+void report_nlerr(const struct nlerr *e, struct nl_msg *msg, const char *name);
+
+#endif /* CFCTL_INFO_H */

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: netlink plumbing (see nl.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+
+#include "nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+/* Replies are small; dumps of a table come in messages of up to ~64 KiB. */
+#define RBUF_LEN	(1 << 20)
+/* What we ask of the socket buffers; SO_*BUFFORCE needs CAP_NET_ADMIN in
+ * the initial namespace, else the kernel caps it at [wr]mem_max. */
+#define SOCKBUF		(8 << 20)
+
+static void set_buf(int fd, int force, int plain, int size)
+{
+	if (setsockopt(fd, SOL_SOCKET, force, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
+}
+
+int cfnl_open(struct cfnl *nl)
+{
+	int one = 1, snd = 0, err;
+	socklen_t sl = sizeof(snd);
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = -1;
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		errmsg("out of memory");
+		return -1;
+	}
+	err = genl_connect(nl->sk);
+	if (err < 0) {
+		errmsg("cannot open a generic netlink socket: %s",
+		       nl_geterror(err));
+		goto fail;
+	}
+	nl->fd = nl_socket_get_fd(nl->sk);
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	/* Errors need not echo a 300 KiB batch back. */
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	set_buf(nl->fd, SO_SNDBUFFORCE, SO_SNDBUF, SOCKBUF);
+	set_buf(nl->fd, SO_RCVBUFFORCE, SO_RCVBUF, SOCKBUF);
+	if (getsockopt(nl->fd, SOL_SOCKET, SO_SNDBUF, &snd, &sl) < 0 ||
+	    snd < 65536)
+		snd = 65536;
+	/* netlink_sendmsg() refuses len > sk_sndbuf - 32. */
+	nl->max_msg = (size_t)snd - 64;
+
+	nl->family = genl_ctrl_resolve(nl->sk, NFC_GENL_NAME);
+	if (nl->family < 0) {
+		if (nl->family == -NLE_OBJ_NOTFOUND)
+			errmsg("the nf_cuckoo module is not loaded (no generic netlink family \"%s\"); try: modprobe nf_cuckoo",
+			       NFC_GENL_NAME);
+		else
+			errmsg("cannot resolve generic netlink family \"%s\": %s",
+			       NFC_GENL_NAME, nl_geterror(nl->family));
+		goto fail;
+	}
+	nl->rbuf_len = RBUF_LEN;
+	nl->rbuf = malloc(nl->rbuf_len);
+	if (!nl->rbuf) {
+		errmsg("out of memory");
+		goto fail;
+	}
+	nl->seq = (uint32_t)time(NULL);
+	return 0;
+fail:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	return -1;
+}
+
+void cfnl_close(struct cfnl *nl)
+{
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	free(nl->rbuf);
+	nl->rbuf = NULL;
+}
+
+struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size)
+{
+	struct nl_msg *msg;
+
+	msg = size ? nlmsg_alloc_size(size) : nlmsg_alloc();
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 NLM_F_REQUEST | flags, cmd, NFC_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	ssize_t r;
+
+	nlh->nlmsg_seq = ++nl->seq;
+	nlh->nlmsg_pid = 0;
+	*seq = nlh->nlmsg_seq;
+	do {
+		r = sendto(nl->fd, nlh, nlh->nlmsg_len, 0,
+			   (struct sockaddr *)&sa, sizeof(sa));
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return 0;
+}
+
+static void parse_tlvs(const uint8_t *p, int len, struct nlerr *e)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+
+	if (len <= 0)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)p, len, NULL))
+		return;
+	if (tb[NLMSGERR_ATTR_MSG]) {
+		int l = nla_len(tb[NLMSGERR_ATTR_MSG]);
+
+		if (l > (int)sizeof(e->msg) - 1)
+			l = (int)sizeof(e->msg) - 1;
+		memcpy(e->msg, nla_data(tb[NLMSGERR_ATTR_MSG]), (size_t)l);
+		e->msg[l] = 0;
+		/* Drop a trailing newline, if any. */
+		while (l > 0 && (e->msg[l - 1] == '\n' || e->msg[l - 1] == 0))
+			e->msg[--l] = 0;
+	}
+	if (tb[NLMSGERR_ATTR_OFFS] && nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4) {
+		e->has_offs = true;
+		e->offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+	}
+	if (tb[NLMSGERR_ATTR_MISS_TYPE] &&
+	    nla_len(tb[NLMSGERR_ATTR_MISS_TYPE]) >= 4) {
+		e->has_miss = true;
+		e->miss_type = nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+	}
+}
+
+static void parse_error(struct nlmsghdr *nlh, struct nlerr *e)
+{
+	const struct nlmsgerr *me = NLMSG_DATA(nlh);
+	int plen = (int)nlh->nlmsg_len - NLMSG_HDRLEN;
+	int off;
+
+	memset(e, 0, sizeof(*e));
+	if (plen < (int)sizeof(int)) {
+		e->err = -EBADMSG;
+		return;
+	}
+	e->err = me->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || plen < (int)sizeof(*me))
+		return;
+	if (nlh->nlmsg_flags & NLM_F_CAPPED)
+		off = (int)NLMSG_ALIGN(sizeof(*me));
+	else
+		off = (int)NLMSG_ALIGN(sizeof(int) + me->msg.nlmsg_len);
+	parse_tlvs((const uint8_t *)NLMSG_DATA(nlh) + off, plen - off, e);
+}
+
+static void parse_done(struct nlmsghdr *nlh, struct nlerr *e)
+{
+	int plen = (int)nlh->nlmsg_len - NLMSG_HDRLEN;
+
+	memset(e, 0, sizeof(*e));
+	if (plen >= (int)sizeof(int))
+		memcpy(&e->err, NLMSG_DATA(nlh), sizeof(int));
+	if (e->err > 0)
+		e->err = 0;
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && plen > (int)sizeof(int))
+		parse_tlvs((const uint8_t *)NLMSG_DATA(nlh) + NLMSG_ALIGN(sizeof(int)),
+			   plen - (int)NLMSG_ALIGN(sizeof(int)), e);
+}
+
+int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+{
+	struct iovec iov = { nl->rbuf, nl->rbuf_len };
+	struct sockaddr_nl sa;
+	struct msghdr mh = {
+		.msg_name = &sa, .msg_namelen = sizeof(sa),
+		.msg_iov = &iov, .msg_iovlen = 1,
+	};
+	struct nlmsghdr *nlh;
+	struct nlerr e;
+	ssize_t r;
+	size_t rem;
+
+	do {
+		r = recvmsg(nl->fd, &mh, block ? 0 : MSG_DONTWAIT);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (mh.msg_flags & MSG_TRUNC)
+		return -EMSGSIZE;
+	if (sa.nl_pid != 0)
+		return 0;	/* not from the kernel */
+	rem = (size_t)r;
+	for (nlh = (struct nlmsghdr *)nl->rbuf;
+	     rem >= sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	     nlh->nlmsg_len <= rem;
+	     rem -= NLMSG_ALIGN(nlh->nlmsg_len) < rem ?
+		    NLMSG_ALIGN(nlh->nlmsg_len) : rem,
+	     nlh = (struct nlmsghdr *)((uint8_t *)nlh +
+				       NLMSG_ALIGN(nlh->nlmsg_len))) {
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+		case NLMSG_OVERRUN:
+			break;
+		case NLMSG_ERROR:
+			parse_error(nlh, &e);
+			cb(arg, nlh, CFNL_ACK, &e);
+			break;
+		case NLMSG_DONE:
+			parse_done(nlh, &e);
+			cb(arg, nlh, CFNL_DONE, &e);
+			break;
+		default:
+			cb(arg, nlh, CFNL_DATA, NULL);
+			break;
+		}
+	}
+	return 0;
+}
+
+struct transact {
+	uint32_t seq;
+	bool done;
+	struct nlerr *e;
+	void (*data_cb)(struct nlmsghdr *nlh, void *arg);
+	void *arg;
+};
+
+static void transact_cb(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
+			const struct nlerr *e)
+{
+	struct transact *t = arg;
+
+	if (nlh->nlmsg_seq != t->seq || t->done)
+		return;
+	if (kind == CFNL_DATA) {
+		if (t->data_cb)
+			t->data_cb(nlh, t->arg);
+		return;
+	}
+	*t->e = *e;
+	t->done = true;
+}
+
+int cfnl_transact(struct cfnl *nl, struct nl_msg *msg,
+		  void (*data_cb)(struct nlmsghdr *nlh, void *arg), void *arg,
+		  struct nlerr *e)
+{
+	struct transact t = { .e = e, .data_cb = data_cb, .arg = arg };
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	err = cfnl_send(nl, msg, &t.seq);
+	if (err) {
+		e->err = err;
+		return err;
+	}
+	while (!t.done) {
+		err = cfnl_recv(nl, true, transact_cb, &t);
+		if (err) {
+			memset(e, 0, sizeof(*e));
+			e->err = err;
+			if (err == -ENOBUFS)
+				snprintf(e->msg, sizeof(e->msg),
+					 "replies from the kernel were lost (socket receive buffer overrun)");
+			return err;
+		}
+	}
+	return e->err;
+}
+
+static const char *const attr_names[] = {
+	[NFC_A_PAD] = "pad",
+	[NFC_A_NAME] = "name",
+	[NFC_A_FAMILY] = "family",
+	[NFC_A_KEY_FIELDS] = "key",
+	[NFC_A_CAPACITY] = "capacity",
+	[NFC_A_FP_BITS] = "fingerprint",
+	[NFC_A_FPR] = "fpr",
+	[NFC_A_BUCKET_SIZE] = "bucket",
+	[NFC_A_MAX_KICKS] = "kicks",
+	[NFC_A_SEED] = "seed",
+	[NFC_A_HOOK] = "hook",
+	[NFC_A_PRIORITY] = "priority",
+	[NFC_A_ACTION] = "action",
+	[NFC_A_MARK] = "mark",
+	[NFC_A_MARK_MASK] = "mark mask",
+	[NFC_A_BIDIRECTIONAL] = "bidirectional",
+	[NFC_A_INVERT] = "invert",
+	[NFC_A_ENABLED] = "enabled",
+	[NFC_A_STATS] = "stats",
+	[NFC_A_ENTRY] = "entry",
+	[NFC_A_BATCH_FLAGS] = "batch flags",
+	[NFC_A_BATCH_DONE] = "batch done",
+	[NFC_A_BATCH_SKIPPED] = "batch skipped",
+	[NFC_A_BATCH_FAIL_INDEX] = "batch fail index",
+	[NFC_A_BATCH_FAIL_REASON] = "batch fail reason",
+	[NFC_A_TEST_HITS] = "test hits",
+	[NFC_A_TEST_BITMAP] = "test bitmap",
+	[NFC_A_IMAGE_HEADER] = "image header",
+	[NFC_A_IMAGE_TABLE_BYTES] = "image table bytes",
+	[NFC_A_CHUNK_OFFSET] = "chunk offset",
+	[NFC_A_CHUNK_DATA] = "chunk data",
+	[NFC_A_LOADING] = "loading",
+};
+
+const char *nfc_attr_name(int t)
+{
+	if (t > 0 && t < (int)(sizeof(attr_names) / sizeof(attr_names[0])) &&
+	    attr_names[t])
+		return attr_names[t];
+	return NULL;
+}
+
+/* The top-level attribute of msg that holds byte offs, if any. */
+static int attr_at(struct nl_msg *msg, uint32_t offs)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	uint32_t start = NLMSG_HDRLEN + GENL_HDRLEN;
+	struct nlattr *a;
+	int rem;
+
+	if (offs < start || offs >= nlh->nlmsg_len)
+		return -1;
+	nla_for_each_attr(a, (struct nlattr *)((uint8_t *)nlh + start),
+			  (int)(nlh->nlmsg_len - start), rem) {
+		uint32_t ao = (uint32_t)((uint8_t *)a - (uint8_t *)nlh);
+
+		if (offs >= ao && offs < ao + NLA_ALIGN(a->nla_len))
+			return nla_type(a);
+	}
+	return -1;
+}
+
+void nlerr_format(const struct nlerr *e, struct nl_msg *msg, char *buf,
+		  size_t len)
+{
+	const char *what = NULL;
+	char extra[96] = "";
+	int t;
+
+	if (e->has_offs && msg) {
+		t = attr_at(msg, e->offs);
+		what = nfc_attr_name(t);
+		/* The name and entries are clear from the message. */
+		if (what && t != NFC_A_ENTRY && t != NFC_A_NAME)
+			snprintf(extra, sizeof(extra), " [attribute: %s]", what);
+	}
+	if (e->has_miss) {
+		what = nfc_attr_name((int)e->miss_type);
+		if (what)
+			snprintf(extra, sizeof(extra), " [missing attribute: %s]",
+				 what);
+	}
+	if (e->msg[0])
+		snprintf(buf, len, "%s%s (%s)", e->msg, extra, strerror(-e->err));
+	else
+		snprintf(buf, len, "%s%s", strerror(-e->err), extra);
+}
+
+int cfnl_parse(struct nlmsghdr *nlh, struct nlattr **tb)
+{
+	return genlmsg_parse(nlh, 0, tb, NFC_A_MAX, NULL);
+}

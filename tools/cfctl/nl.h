@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfctl: netlink plumbing.  libnl builds the messages and resolves the
+ * family; the requests and their replies go over the socket directly, so
+ * that batches can be pipelined and every reply matched to its request.
+ */
+#ifndef CFCTL_NL_H
+#define CFCTL_NL_H
+
+#include <linux/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
+#include "cfctl.h"
+
+/* An error from the kernel, with its extended ack. */
+struct nlerr {
+	int err;		/* negative errno; 0: success */
+	char msg[ERRLEN];	/* NLMSGERR_ATTR_MSG, "" if none */
+	bool has_offs;
+	uint32_t offs;		/* NLMSGERR_ATTR_OFFS */
+	bool has_miss;
+	uint32_t miss_type;	/* NLMSGERR_ATTR_MISS_TYPE */
+};
+
+struct cfnl {
+	struct nl_sock *sk;
+	int fd;
+	int family;		/* generic netlink family id */
+	uint32_t seq;
+	size_t max_msg;		/* largest request the socket takes */
+	uint8_t *rbuf;
+	size_t rbuf_len;
+};
+
+enum cfnl_kind {
+	CFNL_DATA,		/* a reply */
+	CFNL_ACK,		/* NLMSG_ERROR: the request's end, maybe an error */
+	CFNL_DONE,		/* NLMSG_DONE: a dump's end, maybe an error */
+};
+
+typedef void (*cfnl_cb)(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
+			const struct nlerr *e);
+
+/* Open the socket and find the family; on failure print why, return -1. */
+int cfnl_open(struct cfnl *nl);
+void cfnl_close(struct cfnl *nl);
+
+/* A request: NLM_F_REQUEST | flags; size 0 means a page. NULL: no memory. */
+struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size);
+/* Send (seq assigned here); 0 or -errno. */
+int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq);
+/* Receive one datagram and pass its messages to cb: 0, -EAGAIN when
+ * nonblocking and nothing is there, or -errno. */
+int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
+
+/*
+ * Send a request and wait for its end (the ack, or a dump's DONE); data
+ * replies go to data_cb (may be NULL).  Returns the request's error
+ * (negative errno) with details in *e, or a socket error.
+ */
+int cfnl_transact(struct cfnl *nl, struct nl_msg *msg,
+		  void (*data_cb)(struct nlmsghdr *nlh, void *arg), void *arg,
+		  struct nlerr *e);
+
+/* "<extack> (<strerror>)", with the offending attribute named if the
+ * kernel pointed at one of msg's attributes. */
+void nlerr_format(const struct nlerr *e, struct nl_msg *msg, char *buf,
+		  size_t len);
+
+/* Parse a reply's attributes (NFC_A_*). */
+int cfnl_parse(struct nlmsghdr *nlh, struct nlattr **tb);
+
+/* The name of attribute type t of enum nfc_attr. */
+const char *nfc_attr_name(int t);
+
+#endif /* CFCTL_NL_H */

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl: the request queue (see ops.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+
+/* Requests sent but not yet answered, at most. */
+#define WINDOW		32
+/* The most one entry takes in a message: nest, family, two IPv6
+ * addresses, two ports, protocol. */
+#define ENTRY_MAX_BYTES	(4 + 8 + 2 * 20 + 8 + 8 + 8)
+
+void opq_init(struct opq *q, struct cfnl *nl)
+{
+	memset(q, 0, sizeof(*q));
+	q->nl = nl;
+}
+
+static void op_free(struct op *op)
+{
+	nlmsg_free(op->msg);
+	free(op->lines);
+	free(op->bitmap);
+	free(op);
+}
+
+void opq_free(struct opq *q)
+{
+	struct op *op, *next;
+
+	for (op = q->head; op; op = next) {
+		next = op->next;
+		op_free(op);
+	}
+	q->head = q->tail = q->cur = NULL;
+}
+
+static struct op *op_new(struct opq *q, uint8_t cmd, const char *name,
+			 uint32_t line)
+{
+	struct op *op = calloc(1, sizeof(*op));
+
+	if (!op)
+		return NULL;
+	op->cmd = cmd;
+	snprintf(op->name, sizeof(op->name), "%s", name);
+	op->line = line;
+	if (q->tail)
+		q->tail->next = op;
+	else
+		q->head = op;
+	q->tail = op;
+	q->nops++;
+	return op;
+}
+
+int opq_close_batch(struct opq *q)
+{
+	q->cur = NULL;
+	return 0;
+}
+
+struct op *opq_push(struct opq *q, struct nl_msg *msg, uint8_t cmd,
+		    const char *name, uint32_t line)
+{
+	struct op *op;
+
+	opq_close_batch(q);
+	op = op_new(q, cmd, name, line);
+	if (!op) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	op->msg = msg;
+	return op;
+}
+
+static size_t batch_msg_size(struct opq *q)
+{
+	size_t want = (size_t)NFC_BATCH_MAX * ENTRY_MAX_BYTES + 256;
+
+	return want < q->nl->max_msg ? want : q->nl->max_msg;
+}
+
+/* One attribute, written by hand: the batch packer's hot path. */
+static uint8_t *put_attr(uint8_t *p, uint16_t type, const void *data,
+			 uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)p;
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy(p + NLA_HDRLEN, data, len);
+	memset(p + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
+	return p + NLA_HDRLEN + NLA_ALIGN(len);
+}
+
+static int put_entry(struct nl_msg *msg, const struct entry *e)
+{
+	uint16_t alen = e->family == NFC_FAMILY_IPV6 ? 16 : 4;
+	uint16_t sport = htons(e->sport), dport = htons(e->dport);
+	size_t size = NLA_HDRLEN + NLA_HDRLEN + NLA_ALIGN(1);
+	struct nlattr *nest;
+	uint8_t *p;
+
+	if (e->given & NFC_KEY_SRC_ADDR)
+		size += NLA_HDRLEN + NLA_ALIGN(alen);
+	if (e->given & NFC_KEY_DST_ADDR)
+		size += NLA_HDRLEN + NLA_ALIGN(alen);
+	if (e->given & NFC_KEY_SRC_PORT)
+		size += NLA_HDRLEN + NLA_ALIGN(2);
+	if (e->given & NFC_KEY_DST_PORT)
+		size += NLA_HDRLEN + NLA_ALIGN(2);
+	if (e->given & NFC_KEY_PROTO)
+		size += NLA_HDRLEN + NLA_ALIGN(1);
+	nest = nlmsg_reserve(msg, size, NLA_ALIGNTO);
+	if (!nest)
+		return -1;
+	nest->nla_type = NFC_A_ENTRY | NLA_F_NESTED;
+	nest->nla_len = (uint16_t)size;
+	p = (uint8_t *)nest + NLA_HDRLEN;
+	p = put_attr(p, NFC_ENTRY_A_FAMILY, &e->family, 1);
+	if (e->given & NFC_KEY_SRC_ADDR)
+		p = put_attr(p, NFC_ENTRY_A_SRC, e->src, alen);
+	if (e->given & NFC_KEY_DST_ADDR)
+		p = put_attr(p, NFC_ENTRY_A_DST, e->dst, alen);
+	if (e->given & NFC_KEY_SRC_PORT)
+		p = put_attr(p, NFC_ENTRY_A_SPORT, &sport, 2);
+	if (e->given & NFC_KEY_DST_PORT)
+		p = put_attr(p, NFC_ENTRY_A_DPORT, &dport, 2);
+	if (e->given & NFC_KEY_PROTO)
+		put_attr(p, NFC_ENTRY_A_PROTO, &e->proto, 1);
+	return 0;
+}
+
+int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
+	      const struct entry *e, uint32_t line)
+{
+	struct op *op = q->cur;
+
+	if (op && (op->cmd != cmd || strcmp(op->name, name) ||
+		   q->cur_flags != flags || op->n >= NFC_BATCH_MAX ||
+		   nlmsg_hdr(op->msg)->nlmsg_len + ENTRY_MAX_BYTES >
+		   batch_msg_size(q)))
+		op = NULL;
+	if (!op) {
+		struct nl_msg *msg = cfnl_msg(q->nl, cmd, NLM_F_ACK,
+					      batch_msg_size(q));
+
+		if (!msg || nla_put_string(msg, NFC_A_NAME, name) ||
+		    (flags && nla_put_u32(msg, NFC_A_BATCH_FLAGS, flags))) {
+			nlmsg_free(msg);
+			return -ENOMEM;
+		}
+		op = opq_push(q, msg, cmd, name, line);
+		if (!op)
+			return -ENOMEM;
+		q->cur = op;
+		q->cur_flags = flags;
+		q->lines_cap = 0;
+	}
+	if (op->n == q->lines_cap) {
+		size_t cap = q->lines_cap ? q->lines_cap * 2 : 64;
+		uint32_t *l;
+
+		if (cap > NFC_BATCH_MAX)
+			cap = NFC_BATCH_MAX;
+		l = realloc(op->lines, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		op->lines = l;
+		q->lines_cap = cap;
+	}
+	if (put_entry(op->msg, e))
+		return -ENOMEM;
+	op->lines[op->n++] = line;
+	return 0;
+}
+
+int opq_zero_run(struct opq *q, const char *name, uint64_t off, uint64_t len,
+		 uint32_t line)
+{
+	while (len) {
+		uint64_t l = len < NFC_CHUNK_MAX ? len : NFC_CHUNK_MAX;
+		struct op *op = opq_push(q, NULL, NFC_CMD_LOAD_CHUNK, name,
+					 line);
+
+		if (!op)
+			return -ENOMEM;
+		op->zoff = off;
+		op->zlen = l;
+		off += l;
+		len -= l;
+	}
+	return 0;
+}
+
+uint32_t op_line(const struct op *op, uint32_t i)
+{
+	if (op->lines && i < op->n)
+		return op->lines[i];
+	return op->line;
+}
+
+static bool is_batch(uint8_t cmd)
+{
+	return cmd == NFC_CMD_ADD_ENTRIES || cmd == NFC_CMD_DEL_ENTRIES ||
+	       cmd == NFC_CMD_TEST_ENTRIES;
+}
+
+static void batch_result(struct op *op, struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[NFC_A_MAX + 1];
+
+	if (cfnl_parse(nlh, tb))
+		return;
+	op->has_result = true;
+	if (tb[NFC_A_BATCH_DONE])
+		op->r_done = nla_get_u32(tb[NFC_A_BATCH_DONE]);
+	if (tb[NFC_A_BATCH_SKIPPED])
+		op->r_skipped = nla_get_u32(tb[NFC_A_BATCH_SKIPPED]);
+	if (tb[NFC_A_BATCH_FAIL_INDEX])
+		op->r_fail_index = nla_get_u32(tb[NFC_A_BATCH_FAIL_INDEX]);
+	else
+		op->r_fail_index = UINT32_MAX;
+	if (tb[NFC_A_BATCH_FAIL_REASON])
+		op->r_fail_reason = nla_get_u32(tb[NFC_A_BATCH_FAIL_REASON]);
+	if (tb[NFC_A_TEST_HITS])
+		op->r_hits = nla_get_u32(tb[NFC_A_TEST_HITS]);
+	if (tb[NFC_A_TEST_BITMAP]) {
+		int len = nla_len(tb[NFC_A_TEST_BITMAP]);
+		size_t want = (op->n + 7) / 8;
+
+		free(op->bitmap);
+		op->bitmap = calloc(1, want ? want : 1);
+		if (op->bitmap)
+			memcpy(op->bitmap, nla_data(tb[NFC_A_TEST_BITMAP]),
+			       (size_t)len < want ? (size_t)len : want);
+	}
+}
+
+static void run_cb(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
+		   const struct nlerr *e)
+{
+	struct opq *q = arg;
+	struct op *op;
+
+	/* Replies come in the order of the requests; skip strays. */
+	for (op = q->ack_next; op && op->sent; op = op->next)
+		if (op->seq == nlh->nlmsg_seq && !op->done)
+			break;
+	if (!op || !op->sent)
+		return;
+	if (kind == CFNL_DATA) {
+		if (is_batch(op->cmd))
+			batch_result(op, nlh);
+		return;
+	}
+	op->done = true;
+	op->err = *e;
+	if (op->err.err == -EEXIST && op->ok_eexist)
+		op->err.err = 0;
+	if (op->err.err && !q->failed)
+		q->failed = op;
+	if (q->inflight)
+		q->inflight--;
+	while (q->ack_next && q->ack_next->done) {
+		/* Free what is no longer needed: the message, unless an
+		 * error needs it to name an attribute. */
+		if (!q->ack_next->err.err) {
+			nlmsg_free(q->ack_next->msg);
+			q->ack_next->msg = NULL;
+		}
+		q->ack_next = q->ack_next->next;
+	}
+}
+
+static int recv_some(struct opq *q, bool block)
+{
+	int err = cfnl_recv(q->nl, block, run_cb, q);
+
+	if (err == -EAGAIN)
+		return 0;
+	if (err) {
+		q->sock_err = err;
+		return err;
+	}
+	return 1;
+}
+
+static struct nl_msg *zero_chunk(struct opq *q, struct op *op)
+{
+	static uint8_t zeros[NFC_CHUNK_MAX];
+	struct nl_msg *msg = cfnl_msg(q->nl, NFC_CMD_LOAD_CHUNK, NLM_F_ACK,
+				      NFC_CHUNK_MAX + 512);
+
+	if (!msg || nla_put_string(msg, NFC_A_NAME, op->name) ||
+	    nla_put_u64(msg, NFC_A_CHUNK_OFFSET, op->zoff) ||
+	    nla_put(msg, NFC_A_CHUNK_DATA, (int)op->zlen, zeros)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+int opq_run(struct opq *q)
+{
+	struct op *op;
+	int err;
+
+	opq_close_batch(q);
+	q->ack_next = q->head;
+	q->inflight = 0;
+	q->failed = NULL;
+	q->sock_err = 0;
+	for (op = q->head; op; op = op->next) {
+		/* Whatever has been answered already, without waiting. */
+		while ((err = recv_some(q, false)) > 0)
+			;
+		if (err)
+			break;
+		if (q->failed)
+			break;
+		while (q->inflight >= WINDOW && !q->sock_err)
+			recv_some(q, true);
+		if (q->sock_err || q->failed)
+			break;
+		if (!op->msg && op->zlen) {
+			op->msg = zero_chunk(q, op);
+			if (!op->msg) {
+				q->sock_err = -ENOMEM;
+				break;
+			}
+		}
+		err = cfnl_send(q->nl, op->msg, &op->seq);
+		if (err) {
+			op->sent = true;
+			op->done = true;
+			op->err.err = err;
+			if (err == -EMSGSIZE)
+				snprintf(op->err.msg, sizeof(op->err.msg),
+					 "request of %u bytes is too large for the socket",
+					 nlmsg_hdr(op->msg)->nlmsg_len);
+			q->failed = op;
+			if (q->ack_next == op)
+				q->ack_next = op->next;
+			break;
+		}
+		op->sent = true;
+		q->inflight++;
+	}
+	while (q->inflight && !q->sock_err)
+		recv_some(q, true);
+	if (q->sock_err)
+		return q->sock_err;
+	return q->failed ? q->failed->err.err : 0;
+}
+
+uint64_t opq_applied(const struct opq *q, uint8_t cmd)
+{
+	const struct op *op;
+	uint64_t n = 0;
+
+	for (op = q->head; op; op = op->next)
+		if (op->cmd == cmd && op->done && !op->err.err)
+			n += op->r_done;
+	return n;
+}

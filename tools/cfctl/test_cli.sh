@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cfctl's command line without a kernel: help, usage errors and their exit
+# status (2), checked before any netlink.  TAP output.
+#   test_cli.sh [PATH/TO/cfctl]
+set -u
+CFCTL=${1:-$(dirname "$0")/cfctl}
+n=0
+failed=0
+
+t() {	# t DESCRIPTION WANT_STATUS PATTERN -- ARGS...
+	local desc=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$("$CFCTL" "$@" 2>&1)
+	rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then
+		echo "ok $n - cfctl cli: $desc"
+	else
+		echo "not ok $n - cfctl cli: $desc"
+		echo "# cfctl $* -> status $rc (want $want), output:"
+		sed 's/^/#   /' <<<"$out"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..24"
+t "-h prints the usage" 0 "^Usage: cfctl" -- -h
+t "--help too" 0 "restore \[-f FILE\]" -- --help
+t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
+t "help VERB shows entry syntax" 0 "\[2001:db8::1\]:443" -- help test
+t "VERB -h is help VERB" 0 "Usage: cfctl create" -- create -h
+t "--version" 0 "^cfctl [0-9]" -- --version
+t "no command: usage, status 2" 2 "^Usage" --
+t "unknown command" 2 "cfctl: unknown command 'frob'" -- frob
+t "unknown option" 2 "unknown option '--frob'" -- --frob list
+t "help for an unknown command" 2 "unknown command 'frob'" -- help frob
+t "create without a name" 2 "cfctl: create: missing filter name" -- create
+t "create: bad name" 2 "cfctl: create: bad filter name 'a/b'" -- create a/b
+t "create: name too long" 2 "too long" -- create abcdefghijklmnopqrstuvwxyz0123456789
+t "create: capacity 0" 2 "capacity must be at least 1" -- create x capacity 0
+t "create: capacity not a number" 2 "bad capacity 'lots'" -- create x capacity lots
+t "create: fingerprint 5" 2 "bad fingerprint size '5' \(want 6 to 32 bits\)" -- create x fingerprint 5
+t "create: fpr and fingerprint" 2 "not both" -- create x fpr 0.01 fingerprint 8
+t "create: unknown parameter" 2 "unknown parameter 'colour'" -- create x colour blue
+t "create: image only in restore" 2 "only valid in a restore" -- create x image AAAA
+t "set: fixed parameter" 2 "fixed when a filter is created" -- set x capacity 5
+t "set: nothing to set" 2 "nothing to set" -- set x
+t "add without entries" 2 "no entries given" -- add x
+t "add: entries and -f" 2 "not both" -- add -f /dev/null x src 1.2.3.4
+t "restore takes no names" 2 "usage: cfctl restore" -- restore x
+[ $failed = 0 ]

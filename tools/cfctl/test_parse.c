@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of cfctl's parsers (parse.c, entry.c, base64.c): no kernel,
+ * no netlink.  TAP output; exit 0 if every test passed.
+ */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfctl.h"
+
+/* The parsers' error paths may print through these. */
+struct cfctl_opts opts;
+const char *verb_name;
+const char *cfctl_file(void)
+{
+	return NULL;
+}
+
+void errmsg(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+void warnmsg(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+static int fails;
+
+static void __attribute__((format(printf, 3, 4)))
+check(int ok, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	fails++;
+	printf("#   FAIL line %d: ", line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+#define CHECK(c, ...)	check(!!(c), __LINE__, __VA_ARGS__)
+
+static void t_numbers(void)
+{
+	uint64_t v;
+	uint32_t u;
+	int32_t s;
+
+	CHECK(!parse_u64("0", &v) && v == 0, "0");
+	CHECK(!parse_u64("123", &v) && v == 123, "123");
+	CHECK(!parse_u64("0x1f", &v) && v == 31, "0x1f");
+	CHECK(!parse_u64("18446744073709551615", &v) && v == UINT64_MAX, "max");
+	CHECK(parse_u64("18446744073709551616", &v), "overflow");
+	CHECK(parse_u64("", &v), "empty");
+	CHECK(parse_u64("-1", &v), "-1");
+	CHECK(parse_u64("+1", &v), "+1");
+	CHECK(parse_u64(" 1", &v), "leading space");
+	CHECK(parse_u64("1 ", &v), "trailing space");
+	CHECK(parse_u64("12a", &v), "12a");
+	CHECK(parse_u64("010", &v), "octal-looking 010");
+	CHECK(parse_u64("0x", &v), "0x");
+	CHECK(!parse_u32("4294967295", &u) && u == UINT32_MAX, "u32 max");
+	CHECK(parse_u32("4294967296", &u), "u32 overflow");
+	CHECK(!parse_s32("-2147483648", &s) && s == INT32_MIN, "s32 min");
+	CHECK(!parse_s32("2147483647", &s) && s == INT32_MAX, "s32 max");
+	CHECK(parse_s32("2147483648", &s), "s32 overflow");
+	CHECK(parse_s32("-2147483649", &s), "s32 underflow");
+	CHECK(parse_s32("-", &s), "lone -");
+}
+
+static void t_capacity_fpr(void)
+{
+	uint64_t v;
+	uint32_t p;
+
+	CHECK(!parse_capacity("1000", &v) && v == 1000, "1000");
+	CHECK(!parse_capacity("10k", &v) && v == 10000, "10k");
+	CHECK(!parse_capacity("1M", &v) && v == 1000000, "1M");
+	CHECK(!parse_capacity("2G", &v) && v == 2000000000ULL, "2G");
+	CHECK(!parse_capacity("64Ki", &v) && v == 65536, "64Ki");
+	CHECK(!parse_capacity("1Mi", &v) && v == 1048576, "1Mi");
+	CHECK(!parse_capacity("0", &v) && v == 0, "0 parses (create rejects it)");
+	CHECK(parse_capacity("1.5M", &v), "1.5M");
+	CHECK(parse_capacity("M", &v), "M");
+	CHECK(parse_capacity("1X", &v), "1X");
+	CHECK(parse_capacity("-1", &v), "-1");
+	CHECK(parse_capacity("99999999999999999999", &v), "overflow");
+	CHECK(parse_capacity("20000000000000000k", &v), "suffix overflow");
+	CHECK(parse_capacity("", &v), "empty");
+
+	CHECK(!parse_fpr("0.001", &p) && p == 1000000, "0.001 -> %u", p);
+	CHECK(!parse_fpr("1e-3", &p) && p == 1000000, "1e-3");
+	CHECK(!parse_fpr("0.1%", &p) && p == 1000000, "0.1%%");
+	CHECK(!parse_fpr("1e-9", &p) && p == 1, "1e-9");
+	CHECK(!parse_fpr(".5", &p) && p == 500000000, ".5");
+	CHECK(parse_fpr("1", &p), "1");
+	CHECK(parse_fpr("100%", &p), "100%%");
+	CHECK(parse_fpr("0", &p), "0");
+	CHECK(parse_fpr("1e-10", &p), "1e-10 rounds to 0");
+	CHECK(parse_fpr("-0.1", &p), "-0.1");
+	CHECK(parse_fpr("nan", &p), "nan");
+	CHECK(parse_fpr("inf", &p), "inf");
+	CHECK(parse_fpr("0.1x", &p), "0.1x");
+	CHECK(parse_fpr("%", &p), "%%");
+}
+
+static void t_words(void)
+{
+	uint8_t b;
+	uint16_t port;
+	int32_t prio;
+	uint32_t mark, mask, f;
+	char err[ERRLEN], buf[64];
+
+	CHECK(!parse_port("0", &port) && port == 0, "port 0");
+	CHECK(!parse_port("65535", &port) && port == 65535, "port 65535");
+	CHECK(parse_port("65536", &port), "port 65536");
+	CHECK(parse_port("-1", &port), "port -1");
+	CHECK(parse_port("+1", &port), "port +1");
+	CHECK(parse_port("0x10", &port), "port 0x10");
+	CHECK(parse_port("", &port), "port empty");
+	CHECK(parse_port("1 ", &port), "port trailing space");
+	CHECK(parse_port("999999", &port), "port 999999");
+
+	CHECK(!parse_proto("tcp", &b) && b == 6, "tcp");
+	CHECK(!parse_proto("UDP", &b) && b == 17, "UDP");
+	CHECK(!parse_proto("udplite", &b) && b == 136, "udplite");
+	CHECK(!parse_proto("sctp", &b) && b == 132, "sctp");
+	CHECK(!parse_proto("dccp", &b) && b == 33, "dccp");
+	CHECK(!parse_proto("icmp", &b) && b == 1, "icmp");
+	CHECK(!parse_proto("icmpv6", &b) && b == 58, "icmpv6");
+	CHECK(!parse_proto("17", &b) && b == 17, "17");
+	CHECK(!parse_proto("255", &b) && b == 255, "255");
+	CHECK(parse_proto("256", &b), "256");
+	CHECK(parse_proto("0x11", &b), "0x11");
+	CHECK(parse_proto("nosuchproto", &b), "unknown name");
+	CHECK(parse_proto("1.2.3.4", &b), "an address is no protocol");
+	CHECK(proto_has_ports(6) && proto_has_ports(17) && proto_has_ports(132) &&
+	      proto_has_ports(33) && proto_has_ports(136), "port protocols");
+	CHECK(!proto_has_ports(1) && !proto_has_ports(58) && !proto_has_ports(47),
+	      "portless protocols");
+
+	CHECK(!parse_family("ip", &b) && b == NFC_FAMILY_IPV4, "ip");
+	CHECK(!parse_family("ip6", &b) && b == NFC_FAMILY_IPV6, "ip6");
+	CHECK(!parse_family("inet", &b) && b == NFC_FAMILY_INET, "inet");
+	CHECK(parse_family("inet6", &b), "inet6 is ipset's, not ours");
+	CHECK(!strcmp(family_name(NFC_FAMILY_INET), "inet"), "family_name");
+
+	CHECK(!parse_hook("prerouting", &b) && b == NFC_HOOK_PREROUTING, "prerouting");
+	CHECK(!parse_hook("postrouting", &b) && b == NFC_HOOK_POSTROUTING, "postrouting");
+	CHECK(parse_hook("ingress", &b), "ingress");
+	CHECK(!strcmp(hook_name(NFC_HOOK_FORWARD), "forward"), "hook_name");
+
+	CHECK(!parse_priority("-300", &prio) && prio == -300, "-300");
+	CHECK(!parse_priority("raw", &prio) && prio == -300, "raw");
+	CHECK(!parse_priority("filter", &prio) && prio == 0, "filter");
+	CHECK(parse_priority("2147483648", &prio), "priority overflow");
+
+	CHECK(!parse_mark("5", &mark, &mask) && mark == 5 &&
+	      mask == NFC_MARK_MASK_DEFAULT, "mark 5");
+	CHECK(!parse_mark("0x10/0xff", &mark, &mask) && mark == 16 &&
+	      mask == 255, "mark 0x10/0xff");
+	CHECK(parse_mark("1/", &mark, &mask), "1/");
+	CHECK(parse_mark("/1", &mark, &mask), "/1");
+	CHECK(parse_mark("4294967296", &mark, &mask), "mark overflow");
+
+	CHECK(!parse_key_fields("src,dst", &f, err, sizeof(err)) &&
+	      f == (NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR), "src,dst");
+	CHECK(!parse_key_fields("all", &f, err, sizeof(err)) && f == NFC_KEY_ALL,
+	      "all");
+	CHECK(!parse_key_fields("proto,dport", &f, err, sizeof(err)) &&
+	      f == (NFC_KEY_PROTO | NFC_KEY_DST_PORT), "proto,dport");
+	CHECK(parse_key_fields("src,src", &f, err, sizeof(err)), "src,src");
+	CHECK(parse_key_fields("src,", &f, err, sizeof(err)), "src,");
+	CHECK(parse_key_fields("", &f, err, sizeof(err)), "empty key");
+	CHECK(parse_key_fields("ttl", &f, err, sizeof(err)) &&
+	      strstr(err, "ttl"), "unknown field named: %s", err);
+	format_key_fields(NFC_KEY_ALL, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "src,dst,sport,dport,proto"), "format all: %s", buf);
+
+	CHECK(!check_name("a", err, sizeof(err)), "name a");
+	CHECK(!check_name("a.b-c_D9", err, sizeof(err)), "name a.b-c_D9");
+	CHECK(!check_name("abcdefghijklmnopqrstuvwxyz01234", err, sizeof(err)),
+	      "31 characters");
+	CHECK(check_name("abcdefghijklmnopqrstuvwxyz012345", err, sizeof(err)),
+	      "32 characters");
+	CHECK(check_name("", err, sizeof(err)), "empty name");
+	CHECK(check_name("a b", err, sizeof(err)), "a b");
+	CHECK(check_name("a/b", err, sizeof(err)), "a/b");
+	CHECK(check_name("-x", err, sizeof(err)), "-x");
+	CHECK(check_name("caf\xc3\xa9", err, sizeof(err)), "non-ASCII");
+}
+
+static char **words(const char *s, int *n)
+{
+	static char buf[512];
+	static char *w[64];
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*n = split_words(buf, w, 63);
+	return w;
+}
+
+static int parse1(const char *s, struct entry *e, char *err)
+{
+	int n, used;
+	char **w = words(s, &n);
+
+	return entry_parse(w, n, false, e, &used, err, ERRLEN);
+}
+
+static void t_entry_parse(void)
+{
+	struct entry e;
+	char err[ERRLEN];
+	uint8_t a[16];
+
+	CHECK(!parse1("udp 10.0.0.1:5353 10.0.0.2:53", &e, err), "udp v4: %s", err);
+	inet_pton(AF_INET, "10.0.0.1", a);
+	CHECK(e.given == NFC_KEY_ALL && e.family == NFC_FAMILY_IPV4 &&
+	      e.proto == 17 && e.sport == 5353 && e.dport == 53 &&
+	      !memcmp(e.src, a, 4) && !memcmp(e.src + 4, "\0\0\0\0\0\0\0\0\0\0\0\0", 12),
+	      "udp v4 fields");
+	CHECK(!parse1("tcp [2001:db8::1]:443 [2001:db8::2]:50000", &e, err),
+	      "tcp v6: %s", err);
+	inet_pton(AF_INET6, "2001:db8::2", a);
+	CHECK(e.given == NFC_KEY_ALL && e.family == NFC_FAMILY_IPV6 &&
+	      e.proto == 6 && e.sport == 443 && e.dport == 50000 &&
+	      !memcmp(e.dst, a, 16), "tcp v6 fields");
+	CHECK(!parse1("src 10.0.0.1", &e, err) && e.given == NFC_KEY_SRC_ADDR,
+	      "src only");
+	CHECK(!parse1("dst 10.0.0.1:80", &e, err) &&
+	      e.given == (NFC_KEY_DST_ADDR | NFC_KEY_DST_PORT) && e.dport == 80,
+	      "dst with port");
+	CHECK(!parse1("10.0.0.1 10.0.0.2", &e, err) &&
+	      e.given == (NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR), "two addresses");
+	CHECK(!parse1("2001:db8::1", &e, err) && e.family == NFC_FAMILY_IPV6 &&
+	      e.given == NFC_KEY_SRC_ADDR, "bare v6");
+	CHECK(!parse1("[2001:db8::1]", &e, err) && e.given == NFC_KEY_SRC_ADDR,
+	      "bracketed v6 without port");
+	CHECK(!parse1("icmp 10.0.0.1 10.0.0.2", &e, err) && e.proto == 1,
+	      "icmp");
+	CHECK(!parse1("sport 53 dport 54 proto udp", &e, err) &&
+	      e.given == (NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT | NFC_KEY_PROTO) &&
+	      e.family == 0, "keywords only");
+	CHECK(!parse1("17 10.0.0.1:1 10.0.0.2:2", &e, err) && e.proto == 17,
+	      "protocol number");
+	CHECK(!parse1("udp src 10.0.0.1:1 dst 10.0.0.2:2", &e, err) &&
+	      e.given == NFC_KEY_ALL, "proto then keywords");
+
+	CHECK(parse1("icmp 10.0.0.1:1 10.0.0.2", &e, err) &&
+	      strstr(err, "no ports"), "icmp with port: %s", err);
+	CHECK(parse1("udp 10.0.0.1:65536 10.0.0.2:53", &e, err) &&
+	      strstr(err, "port"), "port 65536: %s", err);
+	CHECK(parse1("udp 10.0.0.1:-1 10.0.0.2:53", &e, err), "port -1");
+	CHECK(parse1("udp 10.0.0.1: 10.0.0.2:53", &e, err), "empty port");
+	CHECK(parse1("udp 10.0.0.1:5x 10.0.0.2:53", &e, err), "port 5x");
+	CHECK(parse1("udp 10.0.0.1 2001:db8::1", &e, err) &&
+	      strstr(err, "IPv"), "mixed families: %s", err);
+	CHECK(parse1("udp 10.0.0.256:1 10.0.0.2:2", &e, err) &&
+	      strstr(err, "address"), "bad v4: %s", err);
+	CHECK(parse1("udp 1.1.1.1 2.2.2.2 3.3.3.3", &e, err), "three endpoints");
+	CHECK(parse1("", &e, err) && strstr(err, "empty"), "empty: %s", err);
+	CHECK(parse1("foo", &e, err) && strstr(err, "foo"), "garbage: %s", err);
+	CHECK(parse1("src 10.0.0.1 src 10.0.0.2", &e, err) &&
+	      strstr(err, "twice"), "src twice: %s", err);
+	CHECK(parse1("src", &e, err) && strstr(err, "value"), "src alone: %s", err);
+	CHECK(parse1("[10.0.0.1]:5", &e, err), "v4 in brackets");
+	CHECK(parse1("10.0.0.1 udp", &e, err), "protocol after an address");
+	CHECK(parse1("udp 10.0.0.1:1, 10.0.0.2:2", &e, err), "comma in a line");
+	CHECK(parse1("sport 70000", &e, err), "sport 70000");
+	CHECK(parse1("proto 300", &e, err), "proto 300");
+	CHECK(parse1("src fe80::1%eth0", &e, err), "zone id");
+}
+
+static void t_entry_multi(void)
+{
+	struct entry e;
+	char err[ERRLEN];
+	int n, used, i, count;
+	char **w;
+
+	w = words("udp 1.1.1.1:1 2.2.2.2:2 udp 3.3.3.3:3 4.4.4.4:4", &n);
+	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 3 &&
+	      e.sport == 1, "first of two: used %d", used);
+	CHECK(!entry_parse(w + used, n - used, true, &e, &used, err, ERRLEN) &&
+	      used == 3 && e.sport == 3, "second of two");
+
+	w = words("src 1.1.1.1 src 2.2.2.2 src 3.3.3.3", &n);
+	for (i = 0, count = 0; i < n; count++) {
+		if (entry_parse(w + i, n - i, true, &e, &used, err, ERRLEN))
+			break;
+		i += used;
+	}
+	CHECK(count == 3 && i == n, "three src entries: %d", count);
+
+	w = words("1.1.1.1 , 2.2.2.2", &n);
+	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 2 &&
+	      e.given == NFC_KEY_SRC_ADDR, "',' separates: used %d", used);
+	w = words("1.1.1.1, 2.2.2.2", &n);
+	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 1 &&
+	      e.given == NFC_KEY_SRC_ADDR, "trailing ',' separates");
+	w = words("tcp 1.1.1.1:1 2.2.2.2:2 src 3.3.3.3", &n);
+	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 3,
+	      "repeated field starts the next entry: used %d", used);
+	w = words("udp 1.1.1.1:1 2.2.2.2:x", &n);
+	CHECK(entry_parse(w, n, true, &e, &used, err, ERRLEN), "bad port in multi");
+}
+
+static void t_entry_check(void)
+{
+	struct keyspec all = { NFC_KEY_ALL, NFC_FAMILY_INET, false };
+	struct keyspec src = { NFC_KEY_SRC_ADDR, NFC_FAMILY_INET, false };
+	struct keyspec v4 = { NFC_KEY_ALL, NFC_FAMILY_IPV4, false };
+	struct keyspec ports6 = { NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT | NFC_KEY_PROTO,
+				  NFC_FAMILY_IPV6, false };
+	struct entry e;
+	char err[ERRLEN];
+
+	parse1("src 10.0.0.1", &e, err);
+	CHECK(!entry_check(&e, &src, "f", err, ERRLEN), "src ok: %s", err);
+	parse1("udp 10.0.0.1:1 10.0.0.2:2", &e, err);
+	CHECK(entry_check(&e, &src, "f", err, ERRLEN) &&
+	      strstr(err, "destination address") && strstr(err, "key src"),
+	      "field outside the key: %s", err);
+	parse1("src 10.0.0.1", &e, err);
+	CHECK(entry_check(&e, &all, "f", err, ERRLEN) &&
+	      strstr(err, "needs the destination address"), "missing dst: %s", err);
+	parse1("icmp 10.0.0.1 10.0.0.2", &e, err);
+	CHECK(!entry_check(&e, &all, "f", err, ERRLEN), "icmp without ports: %s", err);
+	parse1("tcp 10.0.0.1 10.0.0.2", &e, err);
+	CHECK(entry_check(&e, &all, "f", err, ERRLEN) &&
+	      strstr(err, "source port"), "tcp without ports: %s", err);
+	parse1("tcp [2001:db8::1]:1 [2001:db8::2]:2", &e, err);
+	CHECK(entry_check(&e, &v4, "f", err, ERRLEN) && strstr(err, "IPv4 only"),
+	      "wrong family: %s", err);
+	parse1("sport 1 dport 2 proto udp", &e, err);
+	CHECK(!entry_check(&e, &ports6, "f", err, ERRLEN) &&
+	      e.family == NFC_FAMILY_IPV6, "addressless takes the filter's family");
+	parse1("sport 1 dport 2 proto udp", &e, err);
+	CHECK(!entry_check(&e, &all, "f", err, ERRLEN) ? 0 :
+	      strstr(err, "source address") != NULL, "addressless vs 5-tuple: %s", err);
+}
+
+static void t_entry_format(void)
+{
+	static const char *const in[] = {
+		"udp 10.0.0.1:5353 10.0.0.2:53",
+		"tcp [2001:db8::1]:443 [2001:db8::2]:50000",
+		"10.0.0.1",
+		"dst 10.0.0.2",
+		"sport 53 dport 54 proto udp",
+		"icmp 10.0.0.1 10.0.0.2",
+		"200 10.0.0.1 10.0.0.2",
+		"dst [2001:db8::2]:80",
+	};
+	struct entry a, b;
+	char err[ERRLEN], buf[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		CHECK(!parse1(in[i], &a, err), "parse '%s': %s", in[i], err);
+		entry_format(&a, buf, sizeof(buf));
+		CHECK(!parse1(buf, &b, err) && !memcmp(&a, &b, sizeof(a)),
+		      "'%s' -> '%s' does not read back the same", in[i], buf);
+	}
+	parse1("udp 10.0.0.1:5353 10.0.0.2:53", &a, err);
+	entry_format(&a, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "udp 10.0.0.1:5353 10.0.0.2:53"), "canonical: %s", buf);
+}
+
+static void t_base64(void)
+{
+	static const char *const v[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
+	};
+	uint8_t in[300], out[300];
+	char enc[420];
+	size_t i, n;
+	long got;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		b64_encode((const uint8_t *)v[i][0], strlen(v[i][0]), enc);
+		CHECK(!strcmp(enc, v[i][1]), "encode '%s': %s", v[i][0], enc);
+		got = b64_decode(v[i][1], strlen(v[i][1]), out);
+		CHECK(got == (long)strlen(v[i][0]) &&
+		      !memcmp(out, v[i][0], (size_t)got), "decode %s", v[i][1]);
+	}
+	CHECK(b64_decode("Zm9", 3, out) < 0, "length not a multiple of 4");
+	CHECK(b64_decode("Zm=v", 4, out) < 0, "padding inside");
+	CHECK(b64_decode("Z===", 4, out) < 0, "three pads");
+	CHECK(b64_decode("Zh==", 4, out) < 0, "non-canonical bits");
+	CHECK(b64_decode("Zm9v!A==", 8, out) < 0, "bad character");
+	srand(1);
+	for (n = 0; n < 300; n++) {
+		for (i = 0; i < n; i++)
+			in[i] = (uint8_t)rand();
+		b64_encode(in, n, enc);
+		CHECK(strlen(enc) == b64_enc_len(n), "length %zu", n);
+		got = b64_decode(enc, strlen(enc), out);
+		CHECK(got == (long)n && !memcmp(in, out, n), "round trip %zu", n);
+	}
+}
+
+static int spec(const char *s, struct filter_spec *fs, bool set, bool image,
+		char *err)
+{
+	int n;
+	char **w = words(s, &n);
+
+	memset(fs, 0, sizeof(*fs));
+	return parse_filter_spec(w, n, fs, set, image, err, ERRLEN);
+}
+
+static void t_filter_spec(void)
+{
+	struct filter_spec fs;
+	char err[ERRLEN];
+
+	CHECK(!spec("family ip key src capacity 1M fpr 0.001 bucket 8 kicks 100 seed 7 hook input priority -10 action mark 0x10/0xff bidirectional invert disabled",
+		    &fs, false, false, err), "full create: %s", err);
+	CHECK(fs.family == NFC_FAMILY_IPV4 && fs.key_fields == NFC_KEY_SRC_ADDR &&
+	      fs.capacity == 1000000 && fs.fpr_ppb == 1000000 && fs.bucket == 8 &&
+	      fs.kicks == 100 && fs.seed == 7 && fs.hook == NFC_HOOK_INPUT &&
+	      fs.priority == -10 && fs.action == NFC_ACTION_MARK &&
+	      fs.mark == 16 && fs.mark_mask == 255 && fs.bidir && fs.invert &&
+	      !fs.enabled && (fs.have & HAVE_ENABLED), "full create fields");
+	CHECK(spec("fpr 0.01 fingerprint 8", &fs, false, false, err) &&
+	      strstr(err, "not both"), "fpr and fingerprint: %s", err);
+	CHECK(spec("capacity 0", &fs, false, false, err), "capacity 0");
+	CHECK(spec("capacity lots", &fs, false, false, err), "capacity lots");
+	CHECK(spec("fingerprint 5", &fs, false, false, err), "fingerprint 5");
+	CHECK(spec("fingerprint 33", &fs, false, false, err), "fingerprint 33");
+	CHECK(spec("bucket 3", &fs, false, false, err), "bucket 3");
+	CHECK(spec("kicks 0", &fs, false, false, err), "kicks 0");
+	CHECK(spec("kicks 8193", &fs, false, false, err), "kicks 8193");
+	CHECK(spec("capacity", &fs, false, false, err) && strstr(err, "value"),
+	      "capacity without value: %s", err);
+	CHECK(spec("capacity 5 capacity 6", &fs, false, false, err) &&
+	      strstr(err, "twice"), "twice: %s", err);
+	CHECK(spec("colour blue", &fs, false, false, err) &&
+	      strstr(err, "unknown parameter"), "unknown: %s", err);
+	CHECK(spec("action reject", &fs, false, false, err), "action reject");
+	CHECK(spec("action mark", &fs, false, false, err), "mark without value");
+	CHECK(!spec("action count", &fs, false, false, err) &&
+	      fs.action == NFC_ACTION_NONE, "count");
+	CHECK(spec("capacity 5", &fs, true, false, err) && strstr(err, "fixed"),
+	      "set capacity: %s", err);
+	CHECK(!spec("invert off enable action drop", &fs, true, false, err) &&
+	      !fs.invert && fs.enabled && (fs.have & HAVE_INVERT),
+	      "set invert off enable: %s", err);
+	CHECK(!spec("noinvert disable", &fs, true, false, err) && !fs.enabled &&
+	      (fs.have & HAVE_ENABLED), "set noinvert disable");
+	CHECK(spec("image Zm9v", &fs, false, false, err) && strstr(err, "restore"),
+	      "image outside restore: %s", err);
+	CHECK(!spec("family ip image Zm9vYmFy", &fs, false, true, err) &&
+	      fs.image_len == 6 && !memcmp(fs.image, "foobar", 6), "image: %s", err);
+	filter_spec_free(&fs);
+	CHECK(spec("image !!!!", &fs, false, true, err), "bad image");
+	filter_spec_free(&fs);
+	CHECK(spec("seed 1 image Zm9v", &fs, false, true, err), "seed with image");
+	filter_spec_free(&fs);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "numbers: strict decimal/hex, ranges", t_numbers },
+	{ "capacity suffixes and false-positive rates", t_capacity_fpr },
+	{ "ports, protocols, families, hooks, priorities, marks, keys, names", t_words },
+	{ "entries: one per line", t_entry_parse },
+	{ "entries: several on a command line", t_entry_multi },
+	{ "entries against a filter's key and family", t_entry_check },
+	{ "entries print back as they read", t_entry_format },
+	{ "base64 (RFC 4648 vectors, round trips, bad input)", t_base64 },
+	{ "create and set parameters", t_filter_spec },
+};
+
+int main(void)
+{
+	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+	int failed = 0;
+
+	printf("TAP version 13\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		fails = 0;
+		tests[i].fn();
+		printf("%sok %zu - cfctl parse: %s\n", fails ? "not " : "", i + 1,
+		       tests[i].name);
+		failed += fails != 0;
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * nf_cuckoo: cuckoo filters keyed on flow 5-tuples, consulted from a
+ * netfilter hook to drop or mark the flows they hold.
+ *
+ * CHANGELOG (names and numbers are stable: new ones are only appended)
+ *   version 1: initial interface.
+ *
+ * Transport
+ * =========
+ * Generic netlink family NFC_GENL_NAME, version NFC_GENL_VERSION.  Every
+ * command needs CAP_NET_ADMIN in the user namespace that owns the network
+ * namespace of the sending socket, and acts on that network namespace only:
+ * filters live per network namespace and go away with it.  Attributes are
+ * validated strictly: an attribute a command does not list below, a wrong
+ * length, or a value out of range is rejected with -EINVAL (or -ERANGE) and
+ * an extended ack that names the attribute.  Set NETLINK_EXT_ACK on the
+ * socket to read the messages.  Integers are in host byte order unless
+ * marked "network order".  Nested attributes (NFC_A_ENTRY) must carry
+ * NLA_F_NESTED.  A dump (GET with NLM_F_DUMP, SAVE) that fails ends with
+ * NLMSG_DONE whose payload is the negative errno, with the extended ack
+ * message in its TLVs (NLM_F_ACK_TLVS) when NETLINK_EXT_ACK is set.
+ *
+ * Commands (request attributes; R = required, o = optional)
+ * ========
+ * NFC_CMD_NEW		create a filter.
+ *	R NAME, R FAMILY; o KEY_FIELDS, CAPACITY, FP_BITS or FPR (not both),
+ *	BUCKET_SIZE, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK, MARK_MASK,
+ *	BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
+ *	namespace, -EDQUOT if the namespace's memory ceiling would be
+ *	exceeded (module parameter netns_mem_max_mb), -ENOMEM if the
+ *	allocation itself fails.  Defaults are listed with each attribute.
+ * NFC_CMD_DEL		destroy a filter (also aborts a load in progress).
+ *	R NAME.
+ * NFC_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
+ *	every filter of the namespace (NAME ignored).  Each reply (cmd
+ *	NFC_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
+ *	FP_BITS, FPR (the resulting bound 2b / 2^f), BUCKET_SIZE, MAX_KICKS,
+ *	HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
+ *	ENABLED, LOADING, STATS.  The hash seed is never reported here.
+ *	A dump interrupted by a change of the filter table carries
+ *	NLM_F_DUMP_INTR.
+ * NFC_CMD_SET		change a filter without losing its entries.
+ *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED.  Anything else
+ *	(geometry, family, key fields, hook, priority, bidirectional) is fixed
+ *	at creation and rejected here.
+ * NFC_CMD_FLUSH	remove every entry.  R NAME.
+ * NFC_CMD_ADD_ENTRIES	add entries.
+ *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times); o BATCH_FLAGS
+ *	(NFC_BATCH_F_UNIQUE).
+ * NFC_CMD_DEL_ENTRIES	delete entries.
+ *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times); o BATCH_FLAGS
+ *	(NFC_BATCH_F_MISSING_OK).
+ * NFC_CMD_TEST_ENTRIES	test entries for (probable) membership.
+ *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times).
+ * NFC_CMD_SAVE		dump (NLM_F_DUMP required) the raw table of a filter.
+ *	R NAME.  See "Save and restore" below.
+ * NFC_CMD_LOAD_BEGIN	start restoring a saved filter.  See below.
+ * NFC_CMD_LOAD_CHUNK	one chunk of a saved table.  See below.
+ * NFC_CMD_LOAD_END	finish a restore and make the filter live.  See below.
+ *
+ * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
+ * =======
+ * Entries are NFC_A_ENTRY attributes (each nesting NFC_ENTRY_A_*) repeated
+ * at the top level of the message, NOT inside one wrapping nest: a nest is
+ * limited to 64 KiB and a batch is larger.  An entry's index is its
+ * position among the NFC_A_ENTRY attributes of the message, from 0.  At
+ * most NFC_BATCH_MAX entries per message (-E2BIG beyond); note that 4096
+ * IPv6 entries take about 300 KiB, more than the default socket send
+ * buffer (net.core.wmem_default): raise SO_SNDBUF or send smaller batches.
+ *
+ * A request rejected as a whole (unknown filter, bad or missing top-level
+ * attribute, bad BATCH_FLAGS, no entry, too many) gets only the error ack.
+ * Otherwise a batch is all or nothing:
+ *  1. every entry is parsed and checked first; the first bad one fails the
+ *     whole message (NFC_ENTRY_E_MALFORMED: a field the filter's key needs
+ *     is missing, or an address length does not match the entry's family;
+ *     NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds),
+ *     and nothing is applied;
+ *  2. then the entries are applied in order under the filter's lock; if
+ *     entry i fails (add: NFC_ENTRY_E_FULL, the filter is full; delete:
+ *     NFC_ENTRY_E_NOENT, the entry is not in the filter), the entries this
+ *     message already applied are undone, so the filter is as before.
+ * The kernel then answers with one reply message (same cmd) holding NAME,
+ * BATCH_DONE (entries applied, or tested), BATCH_SKIPPED (entries skipped
+ * because of BATCH_FLAGS), and for TEST_ENTRIES, TEST_HITS and TEST_BITMAP.
+ * On a failure the reply also holds BATCH_FAIL_INDEX and BATCH_FAIL_REASON
+ * (BATCH_DONE is then 0: everything was undone), and is followed by the
+ * error ack (errno -EINVAL malformed, -EAFNOSUPPORT wrong family, -ENOSPC
+ * full, -ENOENT absent) whose extended ack names the failing NFC_A_ENTRY
+ * (NLMSGERR_ATTR_OFFS) and says what was wrong.  In the extremely unlikely
+ * case that an undo itself fails the error is -EUCLEAN, BATCH_DONE tells
+ * how many entries remain applied, and the ack message says so.  Error
+ * acks echo the request unless NETLINK_CAP_ACK is set on the socket: with
+ * big batches, set it (or use a large receive buffer).
+ *
+ * Save and restore
+ * ================
+ * NFC_CMD_SAVE is a dump.  Its first message describes the filter (as GET
+ * does, without STATS) plus IMAGE_HEADER and IMAGE_TABLE_BYTES; each
+ * following message carries CHUNK_OFFSET and CHUNK_DATA, in increasing
+ * order of offset, until IMAGE_TABLE_BYTES bytes were sent.  Chunk
+ * lengths are multiples of 8 bytes and at most NFC_CHUNK_MAX; do not assume
+ * a fixed chunk length.  The image (IMAGE_HEADER, which holds the hash seed,
+ * and the table) is opaque, in the host's byte order and tied to the key
+ * layout below: store it and hand it back unchanged, on a host of the same
+ * byte order.  If the filter changes during a save, the messages after the
+ * change carry NLM_F_DUMP_INTR: discard the save and retry.
+ *
+ * Restoring takes three commands, from the same netlink socket:
+ *  1. NFC_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
+ *     HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
+ *     ENABLED, as found in the first SAVE message (whose CAPACITY, FP_BITS,
+ *     FPR, BUCKET_SIZE, MAX_KICKS and LOADING are informational and are
+ *     refused here: geometry and seed come from the image).  NAME may
+ *     differ from the saved one.  Creates the filter in the "loading" state: the
+ *     name is taken and the memory charged, but the packet path never sees
+ *     it, GET shows it with LOADING = 1, and every command on it other
+ *     than LOAD_CHUNK, LOAD_END (both from the socket that began the load)
+ *     and DEL fails with -EBUSY.
+ *  2. NFC_CMD_LOAD_CHUNK: R NAME, R CHUNK_OFFSET, R CHUNK_DATA; the chunks
+ *     in order (each offset is where the previous chunk ended, the first
+ *     is 0), lengths multiples of 8.  Any chunk length works, whatever
+ *     lengths the SAVE used.
+ *  3. NFC_CMD_LOAD_END: R NAME.  Checks that the whole table arrived and is
+ *     consistent, then makes the filter live (enabled as asked at BEGIN).
+ * If a step fails the loading filter is destroyed at once, and the error
+ * says why: -ERANGE (chunk out of order or past the end), -EINVAL (a
+ * chunk the core refuses, e.g. bits past the last slot), -ENODATA
+ * (LOAD_END before the whole table arrived).  A failed restore leaves
+ * nothing behind.  Neither does closing the socket before LOAD_END, and
+ * NFC_CMD_DEL aborts a load explicitly.  These do not destroy the load:
+ * -EBUSY (LOAD_CHUNK/LOAD_END from another socket), -EINVAL with "not
+ * being loaded" (the filter is live).  LOAD_BEGIN fails with -EEXIST if
+ * the name is taken, -EDQUOT above the ceiling, -EINVAL if the header is
+ * refused (wrong length, magic, version, byte order or geometry).
+ *
+ * Packet path
+ * ===========
+ * An enabled filter is consulted at its HOOK and PRIORITY for packets of
+ * its FAMILY.  The packet's key is built exactly as an entry's (struct
+ * nfc_flow_key below); a packet "matches" if the key is (probably) in the
+ * filter, or, with INVERT, if it is not.  A matching packet gets ACTION.
+ * Statistics count lookups, matches, drops and marks per filter.
+ *
+ * Filters at the same hook and priority are consulted in creation order;
+ * the first matching DROP filter drops the packet (later filters do not
+ * see it), MARK filters mark it and pass it on.  Netfilter hooks are
+ * registered per namespace only while an enabled filter needs them.
+ * The packet's key: its addresses; its L4 protocol (for IPv6 the one
+ * after the extension headers, which are all skipped); its ports for TCP,
+ * UDP, UDP-Lite, SCTP and DCCP, and ports 0 for other protocols and for
+ * non-first fragments (defragmentation, when conntrack is in use in the
+ * namespace, happens before the default priority).  A packet whose
+ * headers are too short or malformed for what a filter's KEY_FIELDS need
+ * (an IPv4 header with IHL below 5 or a wrong total length, an IPv6
+ * extension header chain past the end, an L4 header shorter than its
+ * ports) is not looked up in that filter and passes it untouched, even
+ * an INVERT one.  With INVERT, a false positive lets a packet that is
+ * not in the filter through.
+ */
+#ifndef _UAPI_LINUX_NF_CUCKOO_H
+#define _UAPI_LINUX_NF_CUCKOO_H
+
+#include <linux/types.h>
+
+#define NFC_GENL_NAME		"nf_cuckoo"
+#define NFC_GENL_VERSION	1
+
+/* Filter names: 1 to NFC_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
+#define NFC_NAME_MAXLEN		32
+
+/* Entries per ADD/DEL/TEST_ENTRIES message. */
+#define NFC_BATCH_MAX		4096
+
+/* Bytes of table per SAVE / LOAD_CHUNK chunk (a multiple of 8). */
+#define NFC_CHUNK_MAX		32768
+
+/* Longest IMAGE_HEADER accepted (the real length is the kernel's). */
+#define NFC_IMAGE_HEADER_MAXLEN	256
+
+/* Fingerprint bits, bucket size and search bound accepted at creation. */
+#define NFC_FP_BITS_MIN		6
+#define NFC_FP_BITS_MAX		32
+#define NFC_FP_BITS_DEFAULT	12
+#define NFC_BUCKET_SIZE_DEFAULT	4
+#define NFC_MAX_KICKS_MAX	8192
+#define NFC_MAX_KICKS_DEFAULT	500
+#define NFC_CAPACITY_DEFAULT	65536
+/* A false-positive rate is given in parts per 10^9 (1 .. 999999999). */
+#define NFC_FPR_SCALE		1000000000U
+#define NFC_MARK_MASK_DEFAULT	0xffffffffU
+/*
+ * NF_IP_PRI_RAW (= NF_IP6_PRI_RAW): after defragmentation (-400), before
+ * conntrack (-200), so that a dropped packet costs no conntrack entry.
+ */
+#define NFC_PRIORITY_DEFAULT	(-300)
+
+/**
+ * enum nfc_cmd - generic netlink commands (see the top of this file)
+ */
+enum nfc_cmd {
+	NFC_CMD_UNSPEC,
+	NFC_CMD_NEW,
+	NFC_CMD_DEL,
+	NFC_CMD_GET,
+	NFC_CMD_SET,
+	NFC_CMD_FLUSH,
+	NFC_CMD_ADD_ENTRIES,
+	NFC_CMD_DEL_ENTRIES,
+	NFC_CMD_TEST_ENTRIES,
+	NFC_CMD_SAVE,
+	NFC_CMD_LOAD_BEGIN,
+	NFC_CMD_LOAD_CHUNK,
+	NFC_CMD_LOAD_END,
+
+	__NFC_CMD_MAX
+};
+#define NFC_CMD_MAX (__NFC_CMD_MAX - 1)
+
+/**
+ * enum nfc_family - address families a filter holds, an entry is of
+ *
+ * @NFC_FAMILY_IPV4: IPv4
+ * @NFC_FAMILY_IPV6: IPv6
+ * @NFC_FAMILY_INET: both (filters only; an entry is IPv4 or IPv6)
+ */
+enum nfc_family {
+	NFC_FAMILY_UNSPEC = 0,
+	NFC_FAMILY_IPV4 = 1,
+	NFC_FAMILY_IPV6 = 2,
+	NFC_FAMILY_INET = 3,	/* NFC_FAMILY_IPV4 | NFC_FAMILY_IPV6 */
+};
+
+/**
+ * enum nfc_key_field - bits of NFC_A_KEY_FIELDS: what a filter's key holds
+ *
+ * A field not selected is zero in every key, so entries (and packets) that
+ * differ only there are the same key.  The family is part of the key only
+ * when an address is; a filter keyed on ports and protocol alone, of
+ * family NFC_FAMILY_INET, matches IPv4 and IPv6 packets with one entry.
+ */
+enum nfc_key_field {
+	NFC_KEY_SRC_ADDR = 1 << 0,
+	NFC_KEY_DST_ADDR = 1 << 1,
+	NFC_KEY_SRC_PORT = 1 << 2,
+	NFC_KEY_DST_PORT = 1 << 3,
+	NFC_KEY_PROTO    = 1 << 4,
+};
+#define NFC_KEY_ALL	0x1f
+
+/**
+ * enum nfc_hook - where a filter is consulted (same numbers as the
+ * kernel's NF_INET_* hooks)
+ */
+enum nfc_hook {
+	NFC_HOOK_PREROUTING = 0,
+	NFC_HOOK_INPUT = 1,
+	NFC_HOOK_FORWARD = 2,
+	NFC_HOOK_OUTPUT = 3,
+	NFC_HOOK_POSTROUTING = 4,
+
+	__NFC_HOOK_MAX
+};
+#define NFC_HOOK_MAX (__NFC_HOOK_MAX - 1)
+
+/**
+ * enum nfc_action - what happens to a matching packet
+ *
+ * @NFC_ACTION_NONE: nothing; the packet is only counted
+ * @NFC_ACTION_DROP: dropped (NF_DROP)
+ * @NFC_ACTION_MARK: skb->mark = (skb->mark & ~MARK_MASK) | (MARK & MARK_MASK),
+ *	then the packet goes on
+ */
+enum nfc_action {
+	NFC_ACTION_NONE = 0,
+	NFC_ACTION_DROP = 1,
+	NFC_ACTION_MARK = 2,
+
+	__NFC_ACTION_MAX
+};
+#define NFC_ACTION_MAX (__NFC_ACTION_MAX - 1)
+
+/**
+ * enum nfc_batch_flags - bits of NFC_A_BATCH_FLAGS
+ *
+ * @NFC_BATCH_F_UNIQUE: ADD_ENTRIES: an entry that already (probably) is in
+ *	the filter is skipped (counted in BATCH_SKIPPED) instead of being
+ *	stored once more.  Without it an entry added twice is stored twice
+ *	and needs two deletes.
+ * @NFC_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
+ *	is skipped (counted in BATCH_SKIPPED) instead of failing the batch.
+ */
+enum nfc_batch_flags {
+	NFC_BATCH_F_UNIQUE = 1 << 0,
+	NFC_BATCH_F_MISSING_OK = 1 << 1,
+};
+#define NFC_BATCH_F_ALL	0x3
+
+/**
+ * enum nfc_entry_err - NFC_A_BATCH_FAIL_REASON: why entry i failed
+ *
+ * @NFC_ENTRY_E_NONE: no failure
+ * @NFC_ENTRY_E_MALFORMED: a field the key needs is missing, or an address
+ *	length does not match the entry's family (errno -EINVAL)
+ * @NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds
+ *	(errno -EAFNOSUPPORT)
+ * @NFC_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
+ * @NFC_ENTRY_E_NOENT: DEL_ENTRIES: the entry is not in the filter
+ *	(errno -ENOENT)
+ */
+enum nfc_entry_err {
+	NFC_ENTRY_E_NONE = 0,
+	NFC_ENTRY_E_MALFORMED = 1,
+	NFC_ENTRY_E_FAMILY = 2,
+	NFC_ENTRY_E_FULL = 3,
+	NFC_ENTRY_E_NOENT = 4,
+};
+
+/**
+ * enum nfc_attr - top-level attributes
+ *
+ * @NFC_A_PAD: padding for 64-bit attributes; ignore
+ * @NFC_A_NAME: NUL-terminated string, 1..NFC_NAME_MAXLEN - 1 characters of
+ *	[A-Za-z0-9_.-]; unique within a network namespace
+ * @NFC_A_FAMILY: u8, enum nfc_family: what the filter holds
+ * @NFC_A_KEY_FIELDS: u32, non-empty mask of enum nfc_key_field; default
+ *	NFC_KEY_ALL (the 5-tuple)
+ * @NFC_A_CAPACITY: u64, items the filter must hold, >= 1; default
+ *	NFC_CAPACITY_DEFAULT.  The table is sized so that this many items fit
+ *	at the design load; more may fit.
+ * @NFC_A_FP_BITS: u8, fingerprint bits NFC_FP_BITS_MIN..NFC_FP_BITS_MAX;
+ *	default: from FPR if given, else NFC_FP_BITS_DEFAULT.  Replies: the
+ *	fingerprint bits chosen.
+ * @NFC_A_FPR: u32, target false-positive rate in parts per NFC_FPR_SCALE,
+ *	1..NFC_FPR_SCALE - 1; the smallest fingerprint with 2b / 2^f <= FPR
+ *	is chosen.  Not together with FP_BITS.  Replies: the bound 2b / 2^f
+ *	of the chosen geometry, rounded up.
+ * @NFC_A_BUCKET_SIZE: u8, slots per bucket: 2, 4 or 8; default 4
+ * @NFC_A_MAX_KICKS: u16, buckets an insert may examine to make room,
+ *	1..NFC_MAX_KICKS_MAX; default NFC_MAX_KICKS_DEFAULT
+ * @NFC_A_SEED: u64, hash seed (NEW only); default random.  Secret: never
+ *	reported, except inside the SAVE image.
+ * @NFC_A_HOOK: u8, enum nfc_hook; default NFC_HOOK_PREROUTING
+ * @NFC_A_PRIORITY: s32, netfilter hook priority (lower runs earlier),
+ *	INT_MIN + 1 .. INT_MAX - 1; default NFC_PRIORITY_DEFAULT (-300, the
+ *	"raw" priority: before conntrack at every hook)
+ * @NFC_A_ACTION: u8, enum nfc_action; default NFC_ACTION_DROP
+ * @NFC_A_MARK: u32, mark value for NFC_ACTION_MARK; default 0
+ * @NFC_A_MARK_MASK: u32, mark bits NFC_ACTION_MARK changes; default
+ *	NFC_MARK_MASK_DEFAULT
+ * @NFC_A_BIDIRECTIONAL: u8, 0 or 1; default 0.  1: a key and its reverse
+ *	(addresses and ports swapped) are the same key, so an entry matches
+ *	both directions of its flow.  Needs symmetric KEY_FIELDS: both
+ *	addresses or neither, both ports or neither.
+ * @NFC_A_INVERT: u8, 0 or 1; default 0.  1: packets NOT in the filter
+ *	match (an allow list).  Beware: an empty inverted filter with
+ *	NFC_ACTION_DROP drops everything of its family at its hook.
+ * @NFC_A_ENABLED: u8, 0 or 1; default 1.  A disabled filter keeps its
+ *	entries and answers TEST_ENTRIES but the packet path skips it.
+ * @NFC_A_STATS: nested, enum nfc_stats_attr (replies only)
+ * @NFC_A_ENTRY: nested, enum nfc_entry_attr; repeated at the top level,
+ *	one per entry (see "Batches")
+ * @NFC_A_BATCH_FLAGS: u32, mask of enum nfc_batch_flags; default 0
+ * @NFC_A_BATCH_DONE: u32 (reply), entries applied (add, delete) or tested
+ * @NFC_A_BATCH_SKIPPED: u32 (reply), entries skipped (see BATCH_FLAGS)
+ * @NFC_A_BATCH_FAIL_INDEX: u32 (reply), index of the entry that failed
+ * @NFC_A_BATCH_FAIL_REASON: u32 (reply), enum nfc_entry_err
+ * @NFC_A_TEST_HITS: u32 (reply), entries (probably) present
+ * @NFC_A_TEST_BITMAP: binary (reply), ceil(n / 8) bytes: bit (i % 8) of
+ *	byte (i / 8) is set iff entry i is (probably) present
+ * @NFC_A_IMAGE_HEADER: binary, opaque, at most NFC_IMAGE_HEADER_MAXLEN
+ *	bytes: geometry, seed and victim of a saved filter (SAVE,
+ *	LOAD_BEGIN)
+ * @NFC_A_IMAGE_TABLE_BYTES: u64 (SAVE reply), bytes of table that follow
+ *	in chunks
+ * @NFC_A_CHUNK_OFFSET: u64, byte offset of CHUNK_DATA in the table, a
+ *	multiple of 8
+ * @NFC_A_CHUNK_DATA: binary, 8..NFC_CHUNK_MAX bytes, a multiple of 8
+ * @NFC_A_LOADING: u8 (reply), 1 while the filter is being restored
+ */
+enum nfc_attr {
+	NFC_A_UNSPEC,
+	NFC_A_PAD,
+	NFC_A_NAME,
+	NFC_A_FAMILY,
+	NFC_A_KEY_FIELDS,
+	NFC_A_CAPACITY,
+	NFC_A_FP_BITS,
+	NFC_A_FPR,
+	NFC_A_BUCKET_SIZE,
+	NFC_A_MAX_KICKS,
+	NFC_A_SEED,
+	NFC_A_HOOK,
+	NFC_A_PRIORITY,
+	NFC_A_ACTION,
+	NFC_A_MARK,
+	NFC_A_MARK_MASK,
+	NFC_A_BIDIRECTIONAL,
+	NFC_A_INVERT,
+	NFC_A_ENABLED,
+	NFC_A_STATS,
+	NFC_A_ENTRY,
+	NFC_A_BATCH_FLAGS,
+	NFC_A_BATCH_DONE,
+	NFC_A_BATCH_SKIPPED,
+	NFC_A_BATCH_FAIL_INDEX,
+	NFC_A_BATCH_FAIL_REASON,
+	NFC_A_TEST_HITS,
+	NFC_A_TEST_BITMAP,
+	NFC_A_IMAGE_HEADER,
+	NFC_A_IMAGE_TABLE_BYTES,
+	NFC_A_CHUNK_OFFSET,
+	NFC_A_CHUNK_DATA,
+	NFC_A_LOADING,
+
+	__NFC_A_MAX
+};
+#define NFC_A_MAX (__NFC_A_MAX - 1)
+
+/**
+ * enum nfc_entry_attr - attributes nested in one NFC_A_ENTRY
+ *
+ * @NFC_ENTRY_A_FAMILY: u8, NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6; required
+ * @NFC_ENTRY_A_SRC: binary, source address, network order: 4 bytes for
+ *	IPv4, 16 for IPv6; required if the key has NFC_KEY_SRC_ADDR,
+ *	ignored otherwise
+ * @NFC_ENTRY_A_DST: binary, destination address, as NFC_ENTRY_A_SRC; required
+ *	if the key has NFC_KEY_DST_ADDR, ignored otherwise
+ * @NFC_ENTRY_A_SPORT: be16, source port, network order; default 0 (what
+ *	packets of protocols without ports have); ignored unless the key has
+ *	NFC_KEY_SRC_PORT
+ * @NFC_ENTRY_A_DPORT: be16, destination port, as NFC_ENTRY_A_SPORT
+ * @NFC_ENTRY_A_PROTO: u8, L4 protocol (IPPROTO_*; for IPv6 the upper-layer
+ *	protocol after extension headers); required if the key has
+ *	NFC_KEY_PROTO, ignored otherwise
+ */
+enum nfc_entry_attr {
+	NFC_ENTRY_A_UNSPEC,
+	NFC_ENTRY_A_FAMILY,
+	NFC_ENTRY_A_SRC,
+	NFC_ENTRY_A_DST,
+	NFC_ENTRY_A_SPORT,
+	NFC_ENTRY_A_DPORT,
+	NFC_ENTRY_A_PROTO,
+
+	__NFC_ENTRY_A_MAX
+};
+#define NFC_ENTRY_A_MAX (__NFC_ENTRY_A_MAX - 1)
+
+/**
+ * enum nfc_stats_attr - attributes nested in NFC_A_STATS (replies)
+ *
+ * @NFC_STATS_A_PAD: padding; ignore
+ * @NFC_STATS_A_ITEMS: u64, items stored (the victim included)
+ * @NFC_STATS_A_LOAD_PPM: u32, items / slots in parts per million
+ * @NFC_STATS_A_BYTES: u64, memory the filter holds, in bytes
+ * @NFC_STATS_A_TABLE_BYTES: u64, bytes of the table alone (a SAVE's size)
+ * @NFC_STATS_A_SLOTS: u64, buckets * bucket size
+ * @NFC_STATS_A_NBUCKETS: u64, buckets
+ * @NFC_STATS_A_VICTIM: u8, 1 while the victim slot is taken: the table is
+ *	full and every add fails until something is deleted
+ * @NFC_STATS_A_PKT_LOOKUPS: u64, packets looked up
+ * @NFC_STATS_A_PKT_MATCHES: u64, packets that matched (after INVERT)
+ * @NFC_STATS_A_PKT_DROPPED: u64, packets dropped
+ * @NFC_STATS_A_PKT_MARKED: u64, packets marked
+ */
+enum nfc_stats_attr {
+	NFC_STATS_A_UNSPEC,
+	NFC_STATS_A_PAD,
+	NFC_STATS_A_ITEMS,
+	NFC_STATS_A_LOAD_PPM,
+	NFC_STATS_A_BYTES,
+	NFC_STATS_A_TABLE_BYTES,
+	NFC_STATS_A_SLOTS,
+	NFC_STATS_A_NBUCKETS,
+	NFC_STATS_A_VICTIM,
+	NFC_STATS_A_PKT_LOOKUPS,
+	NFC_STATS_A_PKT_MATCHES,
+	NFC_STATS_A_PKT_DROPPED,
+	NFC_STATS_A_PKT_MARKED,
+
+	__NFC_STATS_A_MAX
+};
+#define NFC_STATS_A_MAX (__NFC_STATS_A_MAX - 1)
+
+/**
+ * struct nfc_flow_key - the bytes a filter hashes, for an entry or a packet
+ * @src:	source address, network order; IPv4 in src[0], src[1..3] zero
+ * @dst:	destination address, as @src
+ * @sport:	source port, network order; 0 for protocols without ports
+ * @dport:	destination port, as @sport
+ * @family:	NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6; 0 when the key holds
+ *		no address
+ * @proto:	L4 protocol
+ * @pad:	always zero
+ *
+ * Built the same way from an entry and from a packet: fields not in the
+ * filter's KEY_FIELDS are zeroed; then, for a BIDIRECTIONAL filter, the
+ * two endpoints are put in a canonical order: if (src, sport) is greater
+ * than (dst, dport), comparing the address bytes first, then the port as a
+ * number, they are swapped.  A saved image is only meaningful with this
+ * layout, which is why it is part of the interface (userspace may compute
+ * keys to query a saved image offline).  40 bytes, no implicit padding.
+ */
+struct nfc_flow_key {
+	__be32 src[4];
+	__be32 dst[4];
+	__be16 sport;
+	__be16 dport;
+	__u8 family;
+	__u8 proto;
+	__u8 pad[2];
+};
+
+#endif /* _UAPI_LINUX_NF_CUCKOO_H */
