@@ -1,0 +1,39 @@
+# nf_cuckoo: cuckoo filters for netfilter.
+#
+#   make            build the module nf_cuckoo.ko and cfctl
+#   make check      install what is missing, run every test, print a summary
+#   make bench-core benchmark the filter core in userspace
+#   make clean
+#
+# The module is built against Debian's linux-headers-amd64, whatever kernel
+# this host runs; scripts/kver.sh says which release that is.
+
+KVER = $(shell scripts/kver.sh)
+KDIR = /lib/modules/$(KVER)/build
+
+.PHONY: all module cfctl check bench-core deps clean
+
+all: module cfctl
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+cfctl:
+	$(MAKE) -C tools/cfctl
+
+deps:
+	scripts/deps.sh
+
+check:
+	scripts/check.sh
+
+bench-core: deps
+	$(MAKE) -C bench run
+
+clean:
+	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tests clean
+	$(MAKE) -C bench clean
+	$(MAKE) -C tools/cfctl clean
+	$(MAKE) -C selftests clean
+	rm -rf build/check.log

@@ -31,8 +31,14 @@ build_module() {
 	make -s module && echo "ok - module nf_cuckoo.ko builds with -Werror"
 }
 
+# The benchmark is not a test; running it in quick mode shows it works.
+bench_quick() {
+	make -s -C bench quick && echo "ok - bench-core runs in quick mode"
+}
+
 stage deps scripts/deps.sh
 stage unit make -s -C tests check
+stage bench-quick bench_quick
 stage module build_module
 stage lint scripts/lint.sh
 stage cfctl make -s -C tools/cfctl check
