@@ -215,13 +215,16 @@ static __always_inline u64 cf_low_mask(unsigned int width)
 }
 
 /*
- * width bits of the table from bit pos on, in the low bits of the result
- * (higher bits are garbage).  Each word is read whole, so a slot that is
- * not being written is never seen torn.  Unless the geometry keeps every
- * read inside one word, the next word is read too, without a branch: the
- * table has a spare word at its end for that.
+ * width (<= 64) bits of the table from bit pos on, in the low bits of the
+ * result (higher bits are garbage).  Each word is read whole, so a slot
+ * that is not being written is never seen torn.  Unless the geometry keeps
+ * every read inside one word, the word holding the last bit is read too,
+ * without a branch: the same word again when the bits fit in one, whose
+ * bits then land above width.  Never the word after the last bit, which
+ * may sit in a cache line that nobody prefetched.
  */
-static __always_inline u64 cf_bits_at(const u64 *t, u64 pos, bool one_word)
+static __always_inline u64 cf_bits_at(const u64 *t, u64 pos,
+				      unsigned int width, bool one_word)
 {
 	u64 w = pos >> 6;
 	unsigned int sh = pos & 63;
@@ -229,7 +232,7 @@ static __always_inline u64 cf_bits_at(const u64 *t, u64 pos, bool one_word)
 
 	if (one_word)
 		return lo;
-	return lo | ((CF_READ(t[w + 1]) << 1) << (63 - sh));
+	return lo | ((CF_READ(t[(pos + width - 1) >> 6]) << 1) << (63 - sh));
 }
 
 /* Does no read of a bucket (or of a 64-bit chunk of one) cross a word? */
@@ -267,7 +270,8 @@ static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 	for (done = 0; done < b; done += n) {
 		n = b - done < per_word ? b - done : per_word;
 		ones = cf_lane_ones(f, n);
-		v = cf_bits_at(t, pos + done * f, one_word) & cf_low_mask(n * f);
+		v = cf_bits_at(t, pos + done * f, n * f, one_word) &
+		    cf_low_mask(n * f);
 		x = v ^ (fp * ones);
 		if ((x - ones) & ~x & (ones << (f - 1)))
 			return true;
@@ -445,7 +449,8 @@ static u32 cf_slot_get(const struct cuckoo_filter *cf, u32 i, unsigned int s)
 {
 	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
 
-	return (u32)cf_bits_at(cf->table, pos, false) & cf->fp_mask;
+	return (u32)cf_bits_at(cf->table, pos, cf->fp_bits, false) &
+	       cf->fp_mask;
 }
 
 /* Rewrites only the words the slot lies in, each with one store. */
