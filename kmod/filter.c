@@ -218,64 +218,37 @@ static int nfc_batch_fail(struct nfc_filter *f, const struct nfc_flow_key *keys,
 	return err;
 }
 
-/**
- * nfc_filter_add - add a batch of finished keys, all or nothing
- * @f:		the filter
- * @keys:	@n keys
- * @n:		how many
- * @flags:	NFC_BATCH_F_UNIQUE or 0
- * @applied:	scratch bitmap of @n bits, zeroed
- * @res:	done, skipped, and on failure fail_index and why
- *
- * Return: 0; -ENOSPC (full, nothing applied); -ENOENT (filter removed);
- * -EUCLEAN (failed, and the undo failed too: res->done remain).
- */
-int nfc_filter_add(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		   u32 n, u32 flags, unsigned long *applied,
-		   struct nfc_batch_result *res)
+/* One entry of a batch: 1 if skipped, 0 if applied, or the error. */
+static int nfc_batch_one(struct nfc_filter *f, const struct nfc_flow_key *k,
+			 u32 flags, bool del)
 {
-	int err;
-	u32 i;
-
-	err = nfc_batch_lock(f);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++) {
-		if ((flags & NFC_BATCH_F_UNIQUE) && nfc_key_in(f, &keys[i])) {
-			res->skipped++;
-			continue;
-		}
-		err = cf_add(f->cf, &keys[i], sizeof(keys[i]));
-		if (err) {
-			err = nfc_batch_fail(f, keys, i, err, applied, false,
-					     res);
-			break;
-		}
-		__set_bit(i, applied);
-		res->done++;
-		if (!(i % NFC_RESCHED_EVERY))
-			cond_resched();
+	if (del) {
+		if ((flags & NFC_BATCH_F_MISSING_OK) && !nfc_key_in(f, k))
+			return 1;
+		return cf_delete(f->cf, k, sizeof(*k));
 	}
-	nfc_gen_bump(&f->gen);
-	mutex_unlock(&f->lock);
-	return err;
+	if ((flags & NFC_BATCH_F_UNIQUE) && nfc_key_in(f, k))
+		return 1;
+	return cf_add(f->cf, k, sizeof(*k));
 }
 
 /**
- * nfc_filter_del - delete a batch of finished keys, all or nothing
+ * nfc_filter_batch - add or delete a batch of finished keys, all or nothing
  * @f:		the filter
  * @keys:	@n keys
  * @n:		how many
- * @flags:	NFC_BATCH_F_MISSING_OK or 0
+ * @flags:	NFC_BATCH_F_UNIQUE (add) or NFC_BATCH_F_MISSING_OK (delete)
+ * @del:	delete rather than add
  * @applied:	scratch bitmap of @n bits, zeroed
  * @res:	done, skipped, and on failure fail_index and why
  *
- * Return: 0; -ENOENT (an entry is absent, nothing applied, or the filter
- * was removed: res->why tells); -EUCLEAN (as for add).
+ * Return: 0; -ENOSPC (add: full, nothing applied); -ENOENT (delete: an
+ * entry is absent, nothing applied; or the filter was removed: res->why
+ * tells); -EUCLEAN (failed, and the undo failed too: res->done remain).
  */
-int nfc_filter_del(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		   u32 n, u32 flags, unsigned long *applied,
-		   struct nfc_batch_result *res)
+int nfc_filter_batch(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		     u32 n, u32 flags, bool del, unsigned long *applied,
+		     struct nfc_batch_result *res)
 {
 	int err;
 	u32 i;
@@ -284,13 +257,14 @@ int nfc_filter_del(struct nfc_filter *f, const struct nfc_flow_key *keys,
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		if ((flags & NFC_BATCH_F_MISSING_OK) && !nfc_key_in(f, &keys[i])) {
+		err = nfc_batch_one(f, &keys[i], flags, del);
+		if (err > 0) {
 			res->skipped++;
+			err = 0;
 			continue;
 		}
-		err = cf_delete(f->cf, &keys[i], sizeof(keys[i]));
 		if (err) {
-			err = nfc_batch_fail(f, keys, i, err, applied, true,
+			err = nfc_batch_fail(f, keys, i, err, applied, del,
 					     res);
 			break;
 		}

@@ -169,12 +169,9 @@ static inline void nfc_filter_get(struct nfc_filter *f)
 
 void nfc_filter_put(struct nfc_filter *f);
 
-int nfc_filter_add(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		   u32 n, u32 flags, unsigned long *applied,
-		   struct nfc_batch_result *res);
-int nfc_filter_del(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		   u32 n, u32 flags, unsigned long *applied,
-		   struct nfc_batch_result *res);
+int nfc_filter_batch(struct nfc_filter *f, const struct nfc_flow_key *keys,
+		     u32 n, u32 flags, bool del, unsigned long *applied,
+		     struct nfc_batch_result *res);
 void nfc_filter_test(struct nfc_filter *f, const struct nfc_flow_key *keys,
 		     u32 n, unsigned long *hits, struct nfc_batch_result *res);
 int nfc_filter_flush(struct nfc_filter *f);

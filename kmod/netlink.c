@@ -54,20 +54,24 @@ static int nfc_validate_chunk(const struct nlattr *attr,
 	return 0;
 }
 
+/* What a filter does with packets: given at NEW and again at LOAD_BEGIN. */
+#define NFC_PACKET_POLICY						\
+	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,	\
+					  NFC_FAMILY_INET),		\
+	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),	\
+	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),		\
+	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,	\
+						&nfc_priority_range),	\
+	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),		\
+	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),	\
+	[NFC_A_MARK] = { .type = NLA_U32 },				\
+	[NFC_A_MARK_MASK] = { .type = NLA_U32 },			\
+	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),			\
+	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1)
+
 static const struct nla_policy nfc_new_policy[NFC_A_MAX + 1] = {
 	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,
-					  NFC_FAMILY_INET),
-	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),
-	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),
-	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,
-							&nfc_priority_range),
-	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),
-	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
-	[NFC_A_MARK] = { .type = NLA_U32 },
-	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
-	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
-	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	NFC_PACKET_POLICY,
 	[NFC_A_CAPACITY] = NLA_POLICY_MIN(NLA_U64, 1),
 	[NFC_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U8, NFC_FP_BITS_MIN,
 					   NFC_FP_BITS_MAX),
@@ -107,18 +111,7 @@ static const struct nla_policy nfc_test_policy[NFC_A_MAX + 1] = {
 
 static const struct nla_policy nfc_load_begin_policy[NFC_A_MAX + 1] = {
 	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,
-					  NFC_FAMILY_INET),
-	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),
-	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),
-	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,
-							&nfc_priority_range),
-	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),
-	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
-	[NFC_A_MARK] = { .type = NLA_U32 },
-	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
-	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
-	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	NFC_PACKET_POLICY,
 	[NFC_A_IMAGE_HEADER] = { .type = NLA_BINARY,
 				 .len = NFC_IMAGE_HEADER_MAXLEN },
 };
@@ -727,11 +720,10 @@ static int nfc_batch_apply(struct nfc_batch *b)
 {
 	switch (b->cmd) {
 	case NFC_CMD_ADD_ENTRIES:
-		return nfc_filter_add(b->f, b->keys, b->n, b->flags, b->bits,
-				      &b->res);
 	case NFC_CMD_DEL_ENTRIES:
-		return nfc_filter_del(b->f, b->keys, b->n, b->flags, b->bits,
-				      &b->res);
+		return nfc_filter_batch(b->f, b->keys, b->n, b->flags,
+					b->cmd == NFC_CMD_DEL_ENTRIES, b->bits,
+					&b->res);
 	default:
 		nfc_filter_test(b->f, b->keys, b->n, b->bits, &b->res);
 		return 0;

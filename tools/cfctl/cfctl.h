@@ -81,6 +81,7 @@ int parse_priority(const char *s, int32_t *out);
 int parse_mark(const char *s, uint32_t *mark, uint32_t *mask);
 const char *action_name(uint8_t action);
 int check_name(const char *s, char *err, size_t errlen);
+int check_names(int argc, char **argv);
 int parse_onoff(const char *s, bool *out);
 
 /*

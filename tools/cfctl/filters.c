@@ -140,6 +140,21 @@ static int simple(struct cfnl *nl, struct nl_msg *msg, const char *name,
 	return exit_for(err);
 }
 
+/* Are all argc names in argv well formed?  Says which one is not. */
+int check_names(int argc, char **argv)
+{
+	char err[ERRLEN];
+	int k;
+
+	for (k = 0; k < argc; k++) {
+		if (check_name(argv[k], err, sizeof(err))) {
+			errmsg("%s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cmd_create(int argc, char **argv)
 {
 	struct filter_spec fs = { 0 };
@@ -168,17 +183,12 @@ int cmd_create(int argc, char **argv)
 static int each_filter(int argc, char **argv, uint8_t cmd, bool skip_loading)
 {
 	struct filter_info *fi = NULL;
-	char err[ERRLEN];
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
 
-	for (k = 0; k < argc; k++) {
-		if (check_name(argv[k], err, sizeof(err))) {
-			errmsg("%s", err);
-			return EXIT_USAGE;
-		}
-	}
+	if (check_names(argc, argv))
+		return EXIT_USAGE;
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
 	if (argc) {
@@ -253,17 +263,12 @@ static void print_list(const struct filter_info *fi, size_t n)
 int cmd_list(int argc, char **argv)
 {
 	struct filter_info *fi = NULL;
-	char err[ERRLEN];
 	struct cfnl nl;
 	size_t n = 0;
 	int r = EXIT_OK, k;
 
-	for (k = 0; k < argc; k++) {
-		if (check_name(argv[k], err, sizeof(err))) {
-			errmsg("%s", err);
-			return EXIT_USAGE;
-		}
-	}
+	if (check_names(argc, argv))
+		return EXIT_USAGE;
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
 	if (!argc) {

@@ -188,17 +188,12 @@ int cmd_save(int argc, char **argv)
 	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
 	FILE *out = stdout;
-	char err[ERRLEN];
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
 
-	for (k = 0; k < argc; k++) {
-		if (check_name(argv[k], err, sizeof(err))) {
-			errmsg("%s", err);
-			return EXIT_USAGE;
-		}
-	}
+	if (check_names(argc, argv))
+		return EXIT_USAGE;
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
 	if (!argc && info_dump(&nl, &fi, &n)) {
