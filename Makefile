@@ -1,6 +1,7 @@
 # nf_cuckoo: cuckoo filters for netfilter.
 #
 #   make            build the module nf_cuckoo.ko and cfctl
+#   make demo       boot a VM and show a flow dropped and one marked
 #   make check      install what is missing, run every test, print a summary
 #   make bench-core benchmark the filter core in userspace
 #   make clean
@@ -11,7 +12,7 @@
 KVER = $(shell scripts/kver.sh)
 KDIR = /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl check bench-core deps clean
+.PHONY: all module cfctl check demo bench-core deps clean
 
 all: module cfctl
 
@@ -23,6 +24,10 @@ cfctl:
 
 deps:
 	scripts/deps.sh
+
+demo: deps
+	$(MAKE) -s module cfctl
+	selftests/demo.sh
 
 check:
 	scripts/check.sh
