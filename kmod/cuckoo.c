@@ -116,6 +116,14 @@ static int cf_fp_bits_for_rate(u32 fpr_ppb, unsigned int b)
 	return -EINVAL;
 }
 
+/* Bucket size, fingerprint bits and capacity make a filter that fits. */
+static bool cf_geometry_ok(const struct cf_params *p)
+{
+	return cf_bucket_size_ok(p->bucket_size) &&
+	       p->fp_bits >= CF_FP_BITS_MIN && p->fp_bits <= CF_FP_BITS_MAX &&
+	       p->capacity && cf_nbuckets_for(p->capacity, p->bucket_size);
+}
+
 int cf_params_resolve(struct cf_params *p)
 {
 	int f;
@@ -137,9 +145,7 @@ int cf_params_resolve(struct cf_params *p)
 			p->fp_bits = (u8)f;
 		}
 	}
-	if (p->fp_bits < CF_FP_BITS_MIN || p->fp_bits > CF_FP_BITS_MAX)
-		return -EINVAL;
-	if (!p->capacity || !cf_nbuckets_for(p->capacity, p->bucket_size))
+	if (!cf_geometry_ok(p))
 		return -EINVAL;
 	return 0;
 }
@@ -157,13 +163,9 @@ u64 cf_params_bytes(const struct cf_params *p)
 {
 	u64 m;
 
-	if (!cf_bucket_size_ok(p->bucket_size) ||
-	    p->fp_bits < CF_FP_BITS_MIN || p->fp_bits > CF_FP_BITS_MAX)
+	if (!cf_geometry_ok(p))
 		return 0;
 	m = cf_nbuckets_for(p->capacity, p->bucket_size);
-	if (!m)
-		return 0;
-
 	return cf_table_words(m, p->bucket_size, p->fp_bits) * sizeof(u64) +
 	       cf_bfs_bytes(p->max_kicks) + sizeof(struct cuckoo_filter);
 }
