@@ -15,54 +15,13 @@
 
 set -u
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
-
 SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SELFTESTS/.." && pwd)
 CFCTL=${CFCTL:-$REPO/tools/cfctl/cfctl}
-TEST=$(basename "$0" .sh)
 
-tap_n=0
-tap_planned=0
-tap_failed=0
-tap_skipped=0
+. "$SELFTESTS/tap.sh"
 
-# Print the TAP header.
-plan() {
-	tap_planned=$1
-	echo "TAP version 13"
-	echo "1..$tap_planned"
-}
-
-# Skip the whole script (before plan).
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $TEST: $*"
-	exit $KSFT_SKIP
-}
-
-diag() {
-	local l
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/# /'
-	done
-}
-
-ok() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $TEST: $1"
-}
-
-not_ok() {
-	tap_n=$((tap_n + 1))
-	tap_failed=$((tap_failed + 1))
-	echo "not ok $tap_n - $TEST: $1"
-	shift
-	[ $# -gt 0 ] && diag "$@"
-}
-
+# skip DESC WHY: one test point skipped.
 skip() {
 	tap_n=$((tap_n + 1))
 	tap_skipped=$((tap_skipped + 1))
@@ -131,16 +90,6 @@ jfield() {
 	local name=$1 expr=$2
 	"$CFCTL" -j show "$name" 2>/dev/null |
 		python3 -c "import json,sys; f=json.load(sys.stdin); print(($expr))" 2>/dev/null
-}
-
-# Finish: a summary comment and the exit status.
-finish() {
-	if [ "$tap_n" != "$tap_planned" ]; then
-		not_ok "ran $tap_n tests, planned $tap_planned"
-	fi
-	diag "$TEST: $((tap_n - tap_failed - tap_skipped)) passed, $tap_failed failed, $tap_skipped skipped"
-	[ "$tap_failed" = 0 ] && exit $KSFT_PASS
-	exit $KSFT_FAIL
 }
 
 # Root, cfctl built, module loaded (or loadable): else skip everything.

@@ -24,10 +24,6 @@
 
 set -u
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
-
 PKTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$PKTDIR/../.." && pwd)
 CFCTL=${CFCTL:-$REPO/tools/cfctl/cfctl}
@@ -39,54 +35,13 @@ NFCPKT=$PKTDIR/nfcpkt.py
 # No site packages: nfcpkt.py needs only the standard library, and every
 # 100 ms of start-up counts in an emulated VM.
 PYFLAGS=(-I -S)
-TEST=$(basename "$0" .sh)
+
+. "$PKTDIR/../tap.sh"
+
 NSP=nfcp$$
 NAMESPACES=()
 BGPIDS=()
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/nfcp.XXXXXX")
-
-tap_n=0
-tap_planned=0
-tap_failed=0
-
-plan() {
-	tap_planned=$1
-	echo "TAP version 13"
-	echo "1..$tap_planned"
-}
-
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $TEST: $*"
-	exit $KSFT_SKIP
-}
-
-bail() {
-	echo "Bail out! $TEST: $*"
-	exit $KSFT_FAIL
-}
-
-diag() {
-	local l
-
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/# /'
-	done
-}
-
-ok() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $TEST: $1"
-}
-
-not_ok() {
-	tap_n=$((tap_n + 1))
-	tap_failed=$((tap_failed + 1))
-	echo "not ok $tap_n - $TEST: $1"
-	shift
-	[ $# -gt 0 ] && diag "$@"
-	return 0
-}
 
 # check DESC CONDITION-COMMAND...: ok if it succeeds.
 check() {
@@ -139,15 +94,6 @@ check_all() {
 	else
 		not_ok "$desc" "${bad[@]}"
 	fi
-}
-
-finish() {
-	if [ "$tap_n" != "$tap_planned" ]; then
-		not_ok "ran $tap_n tests, planned $tap_planned"
-	fi
-	diag "$TEST: $((tap_n - tap_failed)) passed, $tap_failed failed, ${SECONDS}s"
-	[ "$tap_failed" = 0 ] && exit $KSFT_PASS
-	exit $KSFT_FAIL
 }
 
 cleanup() {
