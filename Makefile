@@ -3,6 +3,8 @@
 #   make            build the module nf_cuckoo.ko and cfctl
 #   make demo       boot a VM and show a flow dropped and one marked
 #   make check      install what is missing, run every test, print a summary
+#   make check-debug the selftests in a KASAN/lockdep/kmemleak kernel (built
+#                   once, about 20 minutes, then cached)
 #   make bench-core benchmark the filter core in userspace
 #   make clean
 #
@@ -12,7 +14,7 @@
 KVER = $(shell scripts/kver.sh)
 KDIR = /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl check demo bench-core deps clean
+.PHONY: all module cfctl check check-debug demo bench-core deps clean
 
 all: module cfctl
 
@@ -31,6 +33,9 @@ demo: deps
 
 check:
 	scripts/check.sh
+
+check-debug: deps
+	scripts/check-debug.sh
 
 bench-core: deps
 	$(MAKE) -C bench run

@@ -46,6 +46,7 @@ if [ -f nf_cuckoo.ko ]; then
 	stage vm-smoke selftests/vm/vm.sh --timeout 600 -- \
 		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
 	stage selftests selftests/run_vm.sh --timeout 1800
+	stage debug-kernel scripts/check-debug.sh --if-cached
 fi
 
 passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')

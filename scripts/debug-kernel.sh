@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The debug kernel of `make check-debug`: Debian's linux-source-6.1,
+# `make defconfig` plus scripts/debug-kernel.config (KASAN, lockdep,
+# PROVE_RCU, DEBUG_ATOMIC_SLEEP, kmemleak, UBSAN, and the netfilter, veth,
+# namespace and 9p pieces the selftests need, all built in).
+#
+#   debug-kernel.sh build   build it unless cached; print its directory
+#   debug-kernel.sh path    print its directory if cached, else exit 1
+#   debug-kernel.sh key     print the cache key
+#
+# The build is cached under build/debug-kernel/<key>/ (or
+# $NFC_DEBUG_KERNEL_DIR/<key>/), where <key> is a checksum of the config
+# fragment, the linux-source-6.1 package version and the compiler: only
+# the first run pays (about 20 minutes on 2 cores).  The directory holds
+# what selftests/vm/vm.sh --kernel-dir boots (vmlinuz, lib/modules/<ver>/)
+# and the configured tree (src/) that modules are built against, which
+# lib/modules/<ver>/build points to.
+
+set -euo pipefail
+SELF=$(readlink -f "${BASH_SOURCE[0]}")
+REPO=$(cd "$(dirname "$SELF")/.." && pwd)
+FRAGMENT=$REPO/scripts/debug-kernel.config
+TOP=${NFC_DEBUG_KERNEL_DIR:-$REPO/build/debug-kernel}
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+BUILD_PKGS=(linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev
+	    cpio kmod xz-utils)
+
+log() { echo "debug-kernel: $*" >&2; }
+die() { echo "debug-kernel: error: $*" >&2; exit 1; }
+
+ensure_pkgs() {
+	local p missing=()
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages (need root): ${missing[*]}"
+	log "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+cache_key() {
+	local srcver
+
+	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+		srcver=none
+	{ cat "$FRAGMENT"; echo "$srcver"; gcc --version | head -1; } |
+		sha256sum | cut -c1-16
+}
+
+# The cached directory, if complete.
+cached() {
+	local dir=$TOP/$(cache_key)
+
+	[ -f "$dir/.done" ] || return 1
+	echo "$dir"
+}
+
+configure() {
+	local tree=$1 line opt val
+
+	make -s -C "$tree" defconfig >&2
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		opt=${line%%=*}
+		opt=${opt#CONFIG_}
+		val=${line#*=}
+		case $val in
+		y) "$tree/scripts/config" --file "$tree/.config" -e "$opt" ;;
+		n) "$tree/scripts/config" --file "$tree/.config" -d "$opt" ;;
+		\"*) val=${val#\"}; val=${val%\"}
+		     "$tree/scripts/config" --file "$tree/.config" \
+			--set-str "$opt" "$val" ;;
+		*) "$tree/scripts/config" --file "$tree/.config" \
+			--set-val "$opt" "$val" ;;
+		esac
+	done <"$FRAGMENT"
+	make -s -C "$tree" olddefconfig >&2
+	# olddefconfig drops what a dependency forbids: say so, it matters.
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		if [[ $line = *=n ]]; then
+			if grep -qx "${line%=n}=y" "$tree/.config"; then
+				die "$line did not stick"
+			fi
+		elif ! grep -qxF "$line" "$tree/.config"; then
+			log "note: $line not in the final config"
+		fi
+	done <"$FRAGMENT"
+}
+
+build() {
+	local key dir tree kver start
+
+	if dir=$(cached); then
+		echo "$dir"
+		return 0
+	fi
+	ensure_pkgs "${BUILD_PKGS[@]}"
+	[ -f "$TARBALL" ] || die "$TARBALL missing"
+	key=$(cache_key)
+	dir=$TOP/$key
+	start=$(date +%s)
+	tree=$dir/src/linux-source-6.1
+	# An interrupted build goes on where it stopped (Kbuild rebuilds
+	# what a changed option touches, and only that).
+	if [ ! -f "$tree/Makefile" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/src"
+		log "unpacking $TARBALL into $dir/src"
+		tar -xf "$TARBALL" -C "$dir/src"
+		[ -f "$tree/Makefile" ] || die "no kernel tree in $TARBALL"
+	fi
+	configure "$tree"
+	log "building (about 20 minutes on 2 cores; log: $dir/build.log)"
+	make -C "$tree" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1 ||
+		{ tail -40 "$dir/build.log" >&2; die "kernel build failed"; }
+	kver=$(make -s -C "$tree" kernelrelease)
+	make -C "$tree" INSTALL_MOD_PATH="$dir" modules_install \
+		>>"$dir/build.log" 2>&1 || die "modules_install failed"
+	mkdir -p "$dir/lib/modules/$kver"
+	ln -sfn "$tree" "$dir/lib/modules/$kver/build"
+	depmod -b "$dir" "$kver"
+	cp "$tree/arch/x86/boot/bzImage" "$dir/vmlinuz"
+	cp "$tree/.config" "$dir/config"
+	echo "$kver" >"$dir/.done"
+	log "built $kver in $(($(date +%s) - start)) s"
+	echo "$dir"
+}
+
+case ${1:-} in
+build) build ;;
+path) cached ;;
+key) cache_key ;;
+*) sed -n '2,/^$/s/^# \{0,1\}//p' "$SELF"; exit 2 ;;
+esac
