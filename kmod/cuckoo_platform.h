@@ -54,10 +54,15 @@
  * kvzalloc falls back to vmalloc, and a failure is reported to the user
  * as an error, not as a warning in the kernel log.  Without
  * __GFP_RETRY_MAYFAIL a table over the cgroup's limit would get the caller
- * killed by the memcg OOM killer instead of failing with -ENOMEM.
+ * killed by the memcg OOM killer instead of failing with -ENOMEM.  A
+ * table larger than the memory available would be tried for a long time,
+ * evicting every cache of the machine, and fail all the same (or leave
+ * nothing for anyone else): it is refused before it is tried.
  */
 static inline void *cf_zalloc(size_t size)
 {
+	if (size >> PAGE_SHIFT >= si_mem_available())
+		return NULL;
 	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
 			      __GFP_RETRY_MAYFAIL);
 }

@@ -121,8 +121,12 @@ static u32 nfc_skb_key6(struct nfc_flow_key *k, const struct sk_buff *skb,
 	if (!ip6h || ip6h->version != 6)
 		return 0;
 	plen = ntohs(ip6h->payload_len);
-	/* 0: a jumbogram or a big GSO packet; the skb's length it is. */
-	if (!plen)
+	/*
+	 * 0: a jumbogram (hop-by-hop options follow) or a big GSO packet,
+	 * the skb's length it is; else an empty payload, as a receiver
+	 * sees it (a raw socket can send one at the output hook).
+	 */
+	if (!plen && (skb_is_gso(skb) || ip6h->nexthdr == NEXTHDR_HOP))
 		plen = skb->len - nhoff - sizeof(*ip6h);
 	if (plen > skb->len - nhoff - sizeof(*ip6h))
 		return 0;

@@ -66,3 +66,36 @@ finish() {
 	[ "$tap_failed" = 0 ] && exit $KSFT_PASS
 	exit $KSFT_FAIL
 }
+
+# kmsg_mark: mark the kernel log; check_klog looks at what follows.
+kmsg_mark() {
+	KMARK="nfcp $TEST $$ $(date +%s%N)"
+	echo "$KMARK" >/dev/kmsg
+}
+
+# check_klog: a test point: since kmsg_mark, no BUG, WARNING, Oops, lockdep
+# or KASAN report, and no OOM kill.
+check_klog() {
+	local bad
+
+	bad=$(dmesg | sed -n "/$KMARK/,\$p" | sed 1d | grep -E \
+		'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|refcount_t:|RCU stall|soft lockup|hung task|circular locking|suspicious RCU|sleeping function|Out of memory|oom-kill|kmemleak')
+	if [ -z "$bad" ]; then
+		ok "no BUG, WARNING, Oops or OOM kill in the kernel log"
+	else
+		not_ok "no BUG, WARNING, Oops or OOM kill in the kernel log" "$bad"
+	fi
+}
+
+# wait_until SECONDS CMD...: run CMD every 0.2 s until it succeeds; fails
+# after SECONDS (scaled by NFC_TEST_SLOW, default 1: a debug kernel may need
+# more).
+wait_until() {
+	local end=$((SECONDS + $1 * ${NFC_TEST_SLOW:-1}))
+
+	shift
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.2
+	done
+}

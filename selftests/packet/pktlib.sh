@@ -159,6 +159,13 @@ cfq() {
 	}
 }
 
+# cfr NS ARGS...: cfctl in namespace NS; its output (stdout and stderr)
+# in OUT, its status in RC.
+cfr() {
+	OUT=$(cf "$@" 2>&1)
+	RC=$?
+}
+
 # pkt NS ARGS...: nfcpkt.py in namespace NS; prints its result.
 pkt() {
 	local n=$1

@@ -29,7 +29,8 @@
  *	BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
  *	namespace, -EDQUOT if the namespace's memory ceiling would be
  *	exceeded (module parameter netns_mem_max_mb), -ENOMEM if the
- *	allocation itself fails.  Defaults are listed with each attribute.
+ *	table is larger than the memory available or the allocation itself
+ *	fails.  Defaults are listed with each attribute.
  * NFC_CMD_DEL		destroy a filter (also aborts a load in progress).
  *	R NAME.
  * NFC_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
