@@ -22,6 +22,7 @@
 #include <linux/compiler.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/prefetch.h>
 #include <linux/bottom_half.h>
 #include <linux/string.h>
@@ -50,21 +51,28 @@
 #define cf_write_unlock_bh()	local_bh_enable()
 
 /*
- * Tables are charged to the caller's memory cgroup and may be large:
- * kvzalloc falls back to vmalloc, and a failure is reported to the user
- * as an error, not as a warning in the kernel log.  Without
+ * Tables are charged to the caller's memory cgroup and may be large: a
+ * failure is reported to the user as an error, not as a warning in the
+ * kernel log.  Without
  * __GFP_RETRY_MAYFAIL a table over the cgroup's limit would get the caller
  * killed by the memcg OOM killer instead of failing with -ENOMEM.  A
  * table larger than the memory available would be tried for a long time,
  * evicting every cache of the machine, and fail all the same (or leave
  * nothing for anyone else): it is refused before it is tried.
+ *
+ * The size is what costs: kvzalloc() would take a table of up to 4 MB
+ * from the page allocator, rounded up to a power of two (a 1.6 MB table
+ * held 2 MB).  vmalloc's pages hold a table at its size.
  */
 static inline void *cf_zalloc(size_t size)
 {
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+
 	if (size >> PAGE_SHIFT >= si_mem_available())
 		return NULL;
-	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-			      __GFP_RETRY_MAYFAIL);
+	if (size > PAGE_SIZE)
+		return __vmalloc(size, gfp | __GFP_ZERO);
+	return kzalloc(size, gfp);
 }
 
 static inline void cf_free_mem(void *p)
