@@ -6,6 +6,8 @@
 #   make check-debug the selftests in a KASAN/lockdep/kmemleak kernel (built
 #                   once, about 20 minutes, then cached)
 #   make bench-core benchmark the filter core in userspace
+#   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about an
+#                   hour: 1M flows); make bench runs bench-core, then bench-nf
 #   make clean
 #
 # The module is built against Debian's linux-headers-amd64, whatever kernel
@@ -14,7 +16,7 @@
 KVER = $(shell scripts/kver.sh)
 KDIR = /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl check check-debug demo bench-core deps clean
+.PHONY: all module cfctl check check-debug demo bench bench-core bench-nf deps clean
 
 all: module cfctl
 
@@ -39,6 +41,12 @@ check-debug: deps
 
 bench-core: deps
 	$(MAKE) -C bench run
+
+bench-nf: deps
+	bench/nf/run.sh
+
+bench: bench-core
+	$(MAKE) bench-nf
 
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -46,6 +46,8 @@ if [ -f nf_cuckoo.ko ]; then
 	stage vm-smoke selftests/vm/vm.sh --timeout 600 -- \
 		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
 	stage selftests selftests/run_vm.sh --timeout 1800
+	# nf_cuckoo against nftables and ipset, quick mode: that it works.
+	stage bench-nf-quick bench/nf/run.sh --quick
 	stage debug-kernel scripts/check-debug.sh --if-cached
 fi
 

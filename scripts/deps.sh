@@ -11,6 +11,7 @@ qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev pkg-config
 sparse linux-source-6.1
 iproute2 nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
+iptables gnuplot-nox
 "
 
 missing=
