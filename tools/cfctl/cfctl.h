@@ -145,6 +145,8 @@ struct entry {
  */
 int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 		char *err, size_t errlen);
+/* false: entry_parse() never takes its IPv4 fast path (for test_parse) */
+extern bool entry_fast_path;
 /* Split a line in place into at most max words. -1 if more. */
 int split_words(char *line, char **w, int max);
 /*

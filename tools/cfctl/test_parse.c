@@ -470,6 +470,70 @@ static void t_filter_spec(void)
 	filter_spec_free(&fs);
 }
 
+/*
+ * The IPv4 fast path reads what the general parser reads, and the same:
+ * lines made of pieces near its edges, parsed both ways.
+ */
+static void t_entry_fast_path(void)
+{
+	static const char *const protos[] = {
+		"", "udp ", "tcp ", "sctp ", "udplite ", "dccp ", "UDP ", "17 ",
+		"6 ", "icmp ", "gre ", "src ", "proto ", "udp, ", "x ", "ip ",
+	};
+	static const char *const octets[] = {
+		"0", "1", "9", "10", "99", "100", "199", "255", "256", "300",
+		"01", "00", "001", "1000", "", "a", "-1", " 1",
+	};
+	static const char *const ports[] = {
+		"0", "1", "53", "65535", "65536", "99999", "00080", "000000",
+		"123456", "", "x", "80,", "0x50",
+	};
+	static const char *const seps[] = { ".", ".", ".", ".", ":", ",", "" };
+	char line[256], ep[2][64], err1[ERRLEN], err2[ERRLEN];
+	unsigned int seed = 1, i, j, k, fast = 0, agree = 0;
+	struct entry e1, e2;
+	int n, r1, r2, u1, u2;
+	char **w;
+
+	for (i = 0; i < 200000; i++) {
+		for (j = 0; j < 2; j++) {
+			size_t off = 0;
+
+			for (k = 0; k < 4; k++) {
+				const char *o = rand_r(&seed) % 4 ? octets[rand_r(&seed) % 8] :
+					octets[rand_r(&seed) % (sizeof(octets) / sizeof(octets[0]))];
+				const char *sep = k < 3 ? (rand_r(&seed) % 16 ? "." :
+					seps[rand_r(&seed) % 7]) : "";
+
+				off += (size_t)snprintf(ep[j] + off, sizeof(ep[j]) - off,
+							"%s%s", o, sep);
+			}
+			if (rand_r(&seed) % 8)
+				snprintf(ep[j] + off, sizeof(ep[j]) - off, ":%s",
+					 rand_r(&seed) % 2 ? ports[rand_r(&seed) % 4] :
+					 ports[rand_r(&seed) % (sizeof(ports) / sizeof(ports[0]))]);
+		}
+		snprintf(line, sizeof(line), "%s%s %s",
+			 protos[rand_r(&seed) % (sizeof(protos) / sizeof(protos[0]))],
+			 ep[0], ep[1]);
+		entry_fast_path = true;
+		w = words(line, &n);
+		r1 = entry_parse(w, n, false, &e1, &u1, err1, ERRLEN);
+		entry_fast_path = false;
+		w = words(line, &n);
+		r2 = entry_parse(w, n, false, &e2, &u2, err2, ERRLEN);
+		entry_fast_path = true;
+		fast += !r1;
+		if (r1 == r2 && (r1 || (u1 == u2 && !memcmp(&e1, &e2, sizeof(e1)))))
+			agree++;
+		else
+			CHECK(0, "'%s': fast path %d, general %d (%s)", line, r1,
+			      r2, err2);
+	}
+	CHECK(agree == i, "%u of %u lines read alike", agree, i);
+	CHECK(fast > i / 20, "only %u of %u lines parsed", fast, i);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -478,6 +542,7 @@ static const struct {
 	{ "capacity suffixes and false-positive rates", t_capacity_fpr },
 	{ "ports, protocols, families, hooks, priorities, marks, keys, names", t_words },
 	{ "entries: one per line", t_entry_parse },
+	{ "entries: the IPv4 fast path reads as the general parser", t_entry_fast_path },
 	{ "entries: several on a command line", t_entry_multi },
 	{ "entries against a filter's key and family", t_entry_check },
 	{ "entries print back as they read", t_entry_format },
