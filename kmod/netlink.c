@@ -126,12 +126,14 @@ static const struct nla_policy nfc_load_chunk_policy[NFC_A_MAX + 1] = {
 
 /* Request helpers */
 
+/* [A-Za-z0-9_.-]: the kernel's isalnum() takes Latin-1 letters too. */
 static bool nfc_name_ok(const char *s, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (!isalnum(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+		if (!isascii(s[i]) ||
+		    (!isalnum(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-'))
 			return false;
 	return true;
 }

@@ -174,9 +174,11 @@ bool nfc_net_remove(struct nfc_net *nn, struct nfc_filter *f)
  * @f:	a filter whose load has finished (the caller holds a reference)
  *
  * Its netfilter hooks are registered first if it is enabled; if that
- * fails, the filter is removed.
- * Return: 0, -ENOENT if it was removed meanwhile, or a hook registration
- * error (-ENOMEM, -E2BIG).
+ * fails, the filter is removed.  Two LOAD_ENDs of one socket can both
+ * finish the load (they run in parallel) before either publishes it:
+ * only the first one does.
+ * Return: 0, -ENOENT if it was removed meanwhile, -EINVAL if it was
+ * published meanwhile, or a hook registration error (-ENOMEM, -E2BIG).
  */
 int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f)
 {
@@ -186,6 +188,10 @@ int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f)
 	mutex_lock(&nn->lock);
 	if (f->dead) {
 		err = -ENOENT;
+		goto out;
+	}
+	if (!f->loading) {
+		err = -EINVAL;
 		goto out;
 	}
 	err = nfc_hooks_sync(nn, nfc_filter_enabled(f) ? f : NULL);

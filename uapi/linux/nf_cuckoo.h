@@ -87,13 +87,15 @@
  * because of BATCH_FLAGS), and for TEST_ENTRIES, TEST_HITS and TEST_BITMAP.
  * On a failure the reply also holds BATCH_FAIL_INDEX and BATCH_FAIL_REASON
  * (BATCH_DONE is then 0: everything was undone), and is followed by the
- * error ack (errno -EINVAL malformed, -EAFNOSUPPORT wrong family, -ENOSPC
- * full, -ENOENT absent) whose extended ack names the failing NFC_A_ENTRY
- * (NLMSGERR_ATTR_OFFS) and says what was wrong.  In the extremely unlikely
- * case that an undo itself fails the error is -EUCLEAN, BATCH_DONE tells
- * how many entries remain applied, and the ack message says so.  Error
- * acks echo the request unless NETLINK_CAP_ACK is set on the socket: with
- * big batches, set it (or use a large receive buffer).
+ * error ack (errno -EINVAL malformed, or -ERANGE for a value out of range
+ * such as an entry family of 3; -EAFNOSUPPORT wrong family, -ENOSPC full,
+ * -ENOENT absent) whose extended ack names the failing NFC_A_ENTRY or the
+ * attribute in it (NLMSGERR_ATTR_OFFS) and says what was wrong.  In the
+ * extremely unlikely case that an undo itself fails the error is
+ * -EUCLEAN, BATCH_DONE tells how many entries remain applied, and the ack
+ * message says so.  Error acks echo the request unless NETLINK_CAP_ACK is
+ * set on the socket: with big batches, set it (or use a large receive
+ * buffer).
  *
  * Save and restore
  * ================
@@ -303,7 +305,8 @@ enum nfc_batch_flags {
  *
  * @NFC_ENTRY_E_NONE: no failure
  * @NFC_ENTRY_E_MALFORMED: a field the key needs is missing, or an address
- *	length does not match the entry's family (errno -EINVAL)
+ *	length does not match the entry's family (errno -EINVAL), or a value
+ *	is out of range (errno -ERANGE)
  * @NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds
  *	(errno -EAFNOSUPPORT)
  * @NFC_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
