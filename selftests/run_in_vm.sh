@@ -9,11 +9,15 @@
 # passed.
 #
 #   run_in_vm.sh [MODULE.ko]
+#
+# NFC_TESTS, if set, names the selftests to run instead of all of them.
 
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 KO=${1:-$REPO/nf_cuckoo.ko}
+# klog_bad and KLOG_BAD: what in the kernel log fails a run.
+. "$HERE/tap.sh"
 COUNT=$(mktemp)
 
 n=0
@@ -51,7 +55,8 @@ else
 fi
 
 export NF_CUCKOO_KO=$KO
-tests=$(make -s --no-print-directory -C "$HERE" list)
+# NFC_TESTS (check-debug.sh --tests): a subset, to rerun what failed.
+tests=${NFC_TESTS:-$(make -s --no-print-directory -C "$HERE" list)}
 "$HERE/runner.sh" --flat --start $((n + 1)) --no-plan --count-file "$COUNT" $tests ||
 	failed=$((failed + 1))
 n=$(cat "$COUNT")
@@ -75,9 +80,7 @@ if [ -w "$KMEMLEAK" ]; then
 		point not_ok "kmemleak: no leak after the tests" \
 			"$(printf '%s\n' "$leaks" | head -60)"
 fi
-bad=$(dmesg | sed -n "/$MARK/,\$p" | sed 1d |
-	grep -E 'BUG:|WARNING:|Oops|general protection|refcount_t:|KASAN|UBSAN|kmemleak|hung task|soft lockup|RCU stall|lockdep|circular locking|suspicious RCU|sleeping function' |
-	grep -vE 'loading out-of-tree module taints kernel|module verification failed')
+bad=$(klog_bad "$MARK")
 [ -z "$bad" ] && point ok "no BUG/WARNING/Oops in the kernel log" ||
 	point not_ok "no BUG/WARNING/Oops in the kernel log" "$bad"
 echo "1..$n"

@@ -9,6 +9,10 @@
 #
 #   run_vm.sh [--timeout SECONDS] [--no-build] [-- VM.SH OPTIONS...]
 #
+# FUZZ_SECONDS, FUZZ_SEED and FUZZ_ARGS, when set, reach fuzz_genl.sh in
+# the VM (`make check FUZZ_SECONDS=600`); the timeouts grow with
+# FUZZ_SECONDS.
+#
 # Exit status: 0 if every test point passed; else the VM's (see vm.sh).
 
 set -u
@@ -39,5 +43,19 @@ if [ "$BUILD" = 1 ]; then
 fi
 [ -f "$REPO/nf_cuckoo.ko" ] || { echo "not ok - selftests: $REPO/nf_cuckoo.ko not built"; exit 1; }
 
-exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" "$@" -- \
+# The VM's environment is minimal: pass the fuzzer's settings on.
+VMENV=()
+for v in FUZZ_SEED FUZZ_ARGS; do
+	[ -n "${!v:-}" ] && VMENV+=(--env "$v=${!v}")
+done
+if [ -n "${FUZZ_SECONDS:-}" ]; then
+	[[ $FUZZ_SECONDS =~ ^[0-9]+$ ]] || { echo "run_vm.sh: bad FUZZ_SECONDS=$FUZZ_SECONDS" >&2; exit 2; }
+	# fuzz_genl.sh takes about 3 * FUZZ_SECONDS at most (and 150 s more)
+	TIMEOUT=$((TIMEOUT + 3 * FUZZ_SECONDS))
+	VMENV+=(--env "FUZZ_SECONDS=$FUZZ_SECONDS"
+		--env "CFT_TIMEOUT=$((1800 + 3 * FUZZ_SECONDS))")
+fi
+
+exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" \
+	${VMENV[@]+"${VMENV[@]}"} "$@" -- \
 	"$HERE/run_in_vm.sh" "$REPO/nf_cuckoo.ko"

@@ -73,13 +73,32 @@ kmsg_mark() {
 	echo "$KMARK" >/dev/kmsg
 }
 
-# check_klog: a test point: since kmsg_mark, no BUG, WARNING, Oops, lockdep
-# or KASAN report, and no OOM kill.
+# What in the kernel log fails any test: an oops, a warning, a report of
+# KASAN, UBSAN, kmemleak, lockdep or RCU, a corrupted list, an OOM kill.
+KLOG_BAD='BUG:|WARNING:|Oops|general protection|refcount_t:|KASAN|UBSAN|kmemleak|hung task|soft lockup|RCU stall|lockdep|circular locking|suspicious RCU|sleeping function|list_add|list_del|corruption|Out of memory|oom-kill'
+
+# klog_bad MARK: the lines of KLOG_BAD logged after the line MARK, or why
+# the log cannot tell (a log that wrapped past MARK must not pass).
+klog_bad() {
+	local log
+
+	if ! log=$(dmesg); then
+		echo "cannot read the kernel log (dmesg failed)"
+		return
+	fi
+	if ! grep -qF "$1" <<<"$log"; then
+		echo "the kernel log no longer holds the mark '$1': it wrapped, nothing can be checked"
+		return
+	fi
+	sed -n "/$1/,\$p" <<<"$log" | sed 1d | grep -E "$KLOG_BAD" |
+		grep -vE 'loading out-of-tree module taints kernel|module verification failed'
+}
+
+# check_klog: a test point: since kmsg_mark, nothing of KLOG_BAD.
 check_klog() {
 	local bad
 
-	bad=$(dmesg | sed -n "/$KMARK/,\$p" | sed 1d | grep -E \
-		'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|refcount_t:|RCU stall|soft lockup|hung task|circular locking|suspicious RCU|sleeping function|Out of memory|oom-kill|kmemleak')
+	bad=$(klog_bad "$KMARK")
 	if [ -z "$bad" ]; then
 		ok "no BUG, WARNING, Oops or OOM kill in the kernel log"
 	else

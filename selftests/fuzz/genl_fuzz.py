@@ -1,0 +1,2655 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Fuzz the nf_cuckoo generic-netlink family from a client we did not write.
+
+pyroute2 resolves the family (GenericNetlinkSocket), encodes the
+well-formed messages (an nla_map of its own, checked against the uapi
+header) and, end to end, runs the known-entry checks; malformed bytes that
+its encoder will not produce are built by hand and by mutating encoded
+messages.  Several processes run at once for --seconds:
+
+  struct   random messages from the attribute table, every command (and
+           unknown ones): missing, duplicated, out-of-range, wrong-length
+           and wrong-typed attributes, names too long or unterminated,
+           capacity 0 and 2^64-1, entries by the thousand, deep nests
+  mutate   byte-level mutations of valid messages: nla_len too short or
+           too long, types changed, flags, attributes duplicated, cut,
+           wrapped in nests, strings unterminated, several messages in one
+           datagram, nlmsg_len and genl header damaged
+  churn    creates, fills, saves, restores, enables and destroys the
+           filters the others aim at, all the time
+  dump     GET and SAVE dumps read partly, with tiny buffers, abandoned,
+           closed mid-way, and a second dump on a busy socket
+  race     two processes sharing one netlink socket send at the same
+           instant: LOAD_END twice, LOAD_END against LOAD_CHUNK, DEL, SET
+  model    private filters with exact expectations: what was added tests
+           positive, counts add up, save/restore keeps every entry
+  netns    children in a fresh network namespace each that fuzz, leave a
+           load and a dump open and die, so the namespace goes with them
+  traffic  UDP over loopback, so the hooks the filters register run
+  known    tests the known filters' entries (pyroute2 end to end)
+
+Every reply is checked: an ack with 0 or an errno the command may answer,
+with an extended ack message; one answer per request; a proper reply
+message (attributes well-formed, decodable by pyroute2, counts consistent
+with the request); NLMSG_DONE for a dump; netlink's and genetlink's own
+answers (flags, short headers, unknown commands) exactly; a command that
+succeeded named a filter by an allowed name; nothing for a sequence number
+never sent; an answer within --reply-timeout (a sentinel NOOP follows each
+request).  Known filters (--known NAME=FILE, made beforehand with cfctl)
+are never named in a fuzzed message and are tested while the fuzzing runs
+and at the end.  The seed (printed) fixes every worker's choices; how the
+processes interleave is the machine's.  The parent makes no netlink call
+while the workers run, so a wedged kernel still gets a report.  Exit
+status 0 if nothing went wrong, 1 if something did, 2 on a usage error.
+
+  genl_fuzz.py [--seed N] [--seconds S] [--known NAME=FILE]...
+  genl_fuzz.py --replay DIR|FILE...        replay a corpus (corpus/README.md)
+  genl_fuzz.py --write-known FILE [--count N] [--seed N]
+  genl_fuzz.py --check-uapi
+"""
+
+import argparse
+import collections
+import ctypes
+import errno
+import json
+import mmap
+import os
+import random
+import re
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import traceback
+
+try:
+    from pyroute2.netlink import NLA_F_NESTED, genlmsg, nla
+    from pyroute2.netlink.generic import GenericNetlinkSocket
+except ImportError as e:  # a failure, not a skip: scripts/deps.sh installs it
+    print("genl_fuzz: pyroute2 missing (%s): apt-get install python3-pyroute2"
+          % e, file=sys.stderr)
+    sys.exit(2)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UAPI = os.path.join(HERE, "..", "..", "uapi", "linux", "nf_cuckoo.h")
+
+# ---------------------------------------------------------------------------
+# The interface, as this client sees it.  load_uapi() checks it against the
+# header, so a command or attribute added there fails the run until it is
+# described here too.
+
+CMDS = [  # name, value
+    ("UNSPEC", 0), ("NEW", 1), ("DEL", 2), ("GET", 3), ("SET", 4),
+    ("FLUSH", 5), ("ADD_ENTRIES", 6), ("DEL_ENTRIES", 7),
+    ("TEST_ENTRIES", 8), ("SAVE", 9), ("LOAD_BEGIN", 10),
+    ("LOAD_CHUNK", 11), ("LOAD_END", 12),
+]
+C = {n: v for n, v in CMDS}
+CMD_NAME = {v: n for n, v in CMDS}
+
+# name, value, type.  Types: u8 u16 u32 u64 s32 str bin nest pad
+ATTRS = [
+    ("PAD", 1, "pad"), ("NAME", 2, "str"), ("FAMILY", 3, "u8"),
+    ("KEY_FIELDS", 4, "u32"), ("CAPACITY", 5, "u64"), ("FP_BITS", 6, "u8"),
+    ("FPR", 7, "u32"), ("BUCKET_SIZE", 8, "u8"), ("MAX_KICKS", 9, "u16"),
+    ("SEED", 10, "u64"), ("HOOK", 11, "u8"), ("PRIORITY", 12, "s32"),
+    ("ACTION", 13, "u8"), ("MARK", 14, "u32"), ("MARK_MASK", 15, "u32"),
+    ("BIDIRECTIONAL", 16, "u8"), ("INVERT", 17, "u8"), ("ENABLED", 18, "u8"),
+    ("STATS", 19, "nest"), ("ENTRY", 20, "nest"), ("BATCH_FLAGS", 21, "u32"),
+    ("BATCH_DONE", 22, "u32"), ("BATCH_SKIPPED", 23, "u32"),
+    ("BATCH_FAIL_INDEX", 24, "u32"), ("BATCH_FAIL_REASON", 25, "u32"),
+    ("TEST_HITS", 26, "u32"), ("TEST_BITMAP", 27, "bin"),
+    ("IMAGE_HEADER", 28, "bin"), ("IMAGE_TABLE_BYTES", 29, "u64"),
+    ("CHUNK_OFFSET", 30, "u64"), ("CHUNK_DATA", 31, "bin"),
+    ("LOADING", 32, "u8"),
+]
+A = {n: v for n, v, _ in ATTRS}
+ATYPE = {v: t for _, v, t in ATTRS}
+ENTRY_ATTRS = [("FAMILY", 1, "u8"), ("SRC", 2, "bin"), ("DST", 3, "bin"),
+               ("SPORT", 4, "be16"), ("DPORT", 5, "be16"), ("PROTO", 6, "u8")]
+E = {n: v for n, v, _ in ENTRY_ATTRS}
+STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
+               ("BYTES", 4, "u64"), ("TABLE_BYTES", 5, "u64"),
+               ("SLOTS", 6, "u64"), ("NBUCKETS", 7, "u64"),
+               ("VICTIM", 8, "u8"), ("PKT_LOOKUPS", 9, "u64"),
+               ("PKT_MATCHES", 10, "u64"), ("PKT_DROPPED", 11, "u64"),
+               ("PKT_MARKED", 12, "u64")]
+S = {n: v for n, v, _ in STATS_ATTRS}
+
+PACKET = ["KEY_FIELDS", "HOOK", "PRIORITY", "ACTION", "MARK", "MARK_MASK",
+          "BIDIRECTIONAL", "INVERT", "ENABLED"]
+# cmd: (required, optional), from the uapi header's list
+SPEC = {
+    "NEW": (["NAME", "FAMILY"], PACKET + ["CAPACITY", "FP_BITS", "FPR",
+                                          "BUCKET_SIZE", "MAX_KICKS", "SEED"]),
+    "DEL": (["NAME"], []),
+    "GET": (["NAME"], []),
+    "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED"]),
+    "FLUSH": (["NAME"], []),
+    "ADD_ENTRIES": (["NAME", "ENTRY"], ["BATCH_FLAGS"]),
+    "DEL_ENTRIES": (["NAME", "ENTRY"], ["BATCH_FLAGS"]),
+    "TEST_ENTRIES": (["NAME", "ENTRY"], []),
+    "SAVE": (["NAME"], []),
+    "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"], PACKET),
+    "LOAD_CHUNK": (["NAME", "CHUNK_OFFSET", "CHUNK_DATA"], []),
+    "LOAD_END": (["NAME"], []),
+}
+BATCH_CMDS = ("ADD_ENTRIES", "DEL_ENTRIES", "TEST_ENTRIES")
+BATCH_MAX = 4096
+NAME_MAXLEN = 32
+CHUNK_MAX = 32768
+
+# errno a command may answer with, besides the ones any command may
+# (policy: EINVAL, ERANGE; genetlink: EOPNOTSUPP; memory: ENOMEM)
+ANY_ERR = {errno.EINVAL, errno.ERANGE, errno.EOPNOTSUPP, errno.ENOMEM}
+LOOKUP_ERR = {errno.ENOENT, errno.EBUSY}
+HOOK_ERR = {errno.E2BIG, errno.ENOMEM}
+CMD_ERR = {
+    "NEW": {errno.EEXIST, errno.EDQUOT} | HOOK_ERR,
+    "DEL": {errno.ENOENT},
+    "GET": {errno.ENOENT, errno.EMSGSIZE},
+    "SET": LOOKUP_ERR | HOOK_ERR,
+    "FLUSH": LOOKUP_ERR,
+    "ADD_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT,
+                                 errno.ENOSPC},
+    "DEL_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
+    "TEST_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
+    "SAVE": LOOKUP_ERR,
+    "LOAD_BEGIN": {errno.EEXIST, errno.EDQUOT},
+    "LOAD_CHUNK": LOOKUP_ERR,
+    "LOAD_END": LOOKUP_ERR | HOOK_ERR | {errno.ENODATA},
+}
+# what a reply message (cmd) to a request may be, and what it must hold
+REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
+             "DEL_ENTRIES": "DEL_ENTRIES", "TEST_ENTRIES": "TEST_ENTRIES"}
+GET_MUST = ["NAME", "FAMILY", "KEY_FIELDS", "CAPACITY", "FP_BITS", "FPR",
+            "BUCKET_SIZE", "MAX_KICKS", "HOOK", "PRIORITY", "ACTION", "MARK",
+            "MARK_MASK", "BIDIRECTIONAL", "INVERT", "ENABLED", "LOADING",
+            "STATS"]
+
+
+def load_uapi(path):
+    """enum name -> {NAME: value} of the header, implicit values counted."""
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    enums = {}
+    for m in re.finditer(r"enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
+        vals, nxt = {}, 0
+        for item in m.group(2).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            if "=" in item:
+                k, v = (x.strip() for x in item.split("=", 1))
+                v = eval(v, {}, dict(vals))  # small integer expressions
+            else:
+                k, v = item, nxt
+            vals[k] = v
+            nxt = v + 1
+        enums[m.group(1)] = vals
+    return enums
+
+
+def check_uapi(path):
+    """Problems between the header and the tables above (empty: none)."""
+    enums = load_uapi(path)
+    bad = []
+    for enum, prefix, table in (("nfc_cmd", "NFC_CMD_", dict(CMDS)),
+                                ("nfc_attr", "NFC_A_", A),
+                                ("nfc_entry_attr", "NFC_ENTRY_A_", E),
+                                ("nfc_stats_attr", "NFC_STATS_A_", S)):
+        hdr = {k[len(prefix):]: v for k, v in enums.get(enum, {}).items()
+               if not k.startswith("__") and k != prefix + "UNSPEC"}
+        mine = {k: v for k, v in table.items() if k != "UNSPEC"}
+        if hdr != mine:
+            bad.append("%s: header %s, fuzzer %s" % (
+                enum, sorted(set(hdr.items()) - set(mine.items())),
+                sorted(set(mine.items()) - set(hdr.items()))))
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# pyroute2's view of the family: encodes the well-formed messages and
+# decodes replies.
+
+PR_TYPE = {"pad": "none", "str": "asciiz", "bin": "cdata", "u8": "uint8",
+           "u16": "uint16", "u32": "uint32", "u64": "uint64",
+           "s32": "int32", "be16": "be16"}
+
+
+def pr_map(prefix, table, nests=None):
+    """pyroute2's nla_map (by position) from one of the tables above."""
+    types = {v: (n, nests[n] if t == "nest" else PR_TYPE[t])
+             for n, v, t in table}
+    return tuple((prefix + types.get(i, ("UNSPEC", None))[0],
+                  types.get(i, (None, "none"))[1])
+                 for i in range(max(types) + 1))
+
+
+def pr_nest(prefix, table):
+    """A pyroute2 class for a nested attribute of that table."""
+    return type(prefix, (nla,), {"nla_flags": NLA_F_NESTED, "prefix": prefix,
+                                 "nla_map": pr_map(prefix, table)})
+
+
+class nfcmsg(genlmsg):
+    prefix = "NFC_A_"
+    nla_map = pr_map(prefix, ATTRS, {"STATS": "stats", "ENTRY": "entry"})
+    entry = pr_nest("NFC_ENTRY_A_", ENTRY_ATTRS)
+    stats = pr_nest("NFC_STATS_A_", STATS_ATTRS)
+
+
+def pr_encode(family_id, cmd, attrs, flags, seq=0, version=1):
+    """A message encoded by pyroute2: attrs is [(NAME, value)], ENTRY values
+    {"FAMILY": 1, "SRC": b"...", ...} or lists of (NAME, value) pairs."""
+    m = nfcmsg()
+    m["cmd"] = cmd
+    m["version"] = version
+    out = []
+    for name, val in attrs:
+        if name == "ENTRY":
+            items = val.items() if isinstance(val, dict) else val
+            val = {"attrs": [("NFC_ENTRY_A_" + k, v) for k, v in items]}
+        out.append(("NFC_A_" + name, val))
+    m["attrs"] = out
+    m["header"]["type"] = family_id
+    m["header"]["flags"] = flags
+    m["header"]["sequence_number"] = seq
+    m.encode()
+    return bytes(m.data)
+
+
+# ---------------------------------------------------------------------------
+# Raw netlink
+
+NLMSG_NOOP, NLMSG_ERROR, NLMSG_DONE, NLMSG_OVERRUN = 1, 2, 3, 4
+NLMSG_MIN_TYPE = 0x10
+GENL_ID_CTRL = 0x10
+F_REQUEST, F_MULTI, F_ACK, F_ECHO = 0x1, 0x2, 0x4, 0x8
+F_DUMP_INTR, F_DUMP_FILTERED = 0x10, 0x20
+F_ROOT, F_MATCH, F_ATOMIC = 0x100, 0x200, 0x400
+F_DUMP = F_ROOT | F_MATCH
+F_CAPPED, F_ACK_TLVS = 0x100, 0x200
+SOL_NETLINK = 270
+NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
+NLA_F_NET_BYTEORDER = 0x4000
+NLA_TYPE_MASK = 0x3fff
+NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS = 1, 2
+NLMSGERR_ATTR_MAX = 6
+SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
+NETLINK_GENERIC = 16
+CLONE_NEWNET = 0x40000000
+
+HDR = struct.Struct("=IHHII")
+GENLHDR = struct.Struct("=BBH")
+NLA = struct.Struct("=HH")
+
+
+def align4(n):
+    return (n + 3) & ~3
+
+
+def nlattr(atype, payload, pad=True):
+    """One attribute; pad=False leaves the trailing pad off."""
+    a = NLA.pack(len(payload) + 4, atype) + payload
+    return a + b"\0" * (align4(len(a)) - len(a)) if pad else a
+
+
+def nest(atype, children, flag=True):
+    return nlattr(atype | (NLA_F_NESTED if flag else 0), b"".join(children))
+
+
+def nlmsg(mtype, flags, seq, payload, portid=0):
+    return HDR.pack(16 + len(payload), mtype, flags, seq, portid) + payload
+
+
+def genl(family_id, cmd, flags, seq, attrs=b"", version=1):
+    return nlmsg(family_id, flags, seq, GENLHDR.pack(cmd, version, 0) + attrs)
+
+
+def walk_attrs(buf, off=0, end=None):
+    """(type with flags, payload offset, payload length) of each attribute,
+    and the bytes left over that are not a whole attribute."""
+    end = len(buf) if end is None else end
+    out = []
+    while end - off >= 4:
+        alen, atype = NLA.unpack_from(buf, off)
+        if alen < 4 or alen > end - off:
+            break
+        out.append((atype, off + 4, alen - 4))
+        off += align4(alen)
+    return out, max(0, end - off)
+
+
+def frame(data):
+    """The requests the kernel will process in a datagram, as
+    netlink_rcv_skb() walks it: [(offset, length, type, flags, seq)]."""
+    out, off = [], 0
+    while len(data) - off >= 16:
+        ln, mtype, flags, seq, _ = HDR.unpack_from(data, off)
+        if ln < 16 or ln > len(data) - off:
+            break
+        out.append((off, ln, mtype, flags, seq))
+        off += min(align4(ln), len(data) - off)
+    return out
+
+
+def errname(e):
+    if e == 0:
+        return "OK"
+    return errno.errorcode.get(-e, str(e)) if e < 0 else "+%d" % e
+
+
+class Req:
+    """One request of a datagram and what came back for it."""
+    __slots__ = ("seq", "mtype", "flags", "length", "data", "cmd", "ours",
+                 "dump", "acks", "msgs", "done", "multi", "intr", "extack",
+                 "nentries", "hdr_bad")
+
+    def __init__(self, data, off, ln, mtype, flags, seq, family_id):
+        self.seq, self.mtype, self.flags, self.length = seq, mtype, flags, ln
+        self.data = data[off:off + ln]
+        self.ours = mtype == family_id and flags & F_REQUEST
+        self.cmd = None
+        self.hdr_bad = False
+        if self.ours and ln >= 20:
+            self.cmd = CMD_NAME.get(data[off + 16], "cmd%d" % data[off + 16])
+            # genetlink's genl_header_check(): reserved 0, and no flags
+            # but REQUEST, ACK, ECHO and both DUMP bits together
+            f = flags & ~F_DUMP if (flags & F_DUMP) == F_DUMP else flags
+            self.hdr_bad = bool(data[off + 18] or data[off + 19] or
+                                f & ~(F_REQUEST | F_ACK | F_ECHO))
+        self.dump = bool(self.ours and self.cmd and not self.hdr_bad and
+                         (flags & F_DUMP) == F_DUMP)
+        self.acks, self.msgs, self.done = [], [], []
+        self.multi = 0
+        self.intr = False
+        self.extack = []
+        self.nentries = None
+
+    def label(self):
+        if not self.flags & F_REQUEST:
+            return "no-REQUEST"
+        if self.mtype < NLMSG_MIN_TYPE:
+            return "ctl-type"
+        if not self.ours:
+            return "other-family"
+        return self.cmd or "short-genl"
+
+    def entries(self):
+        """ENTRY attributes at the top level, as the kernel counts them."""
+        if self.nentries is None:
+            attrs, _ = walk_attrs(self.data, 20)
+            self.nentries = sum(1 for t, _, _ in attrs
+                                if t & NLA_TYPE_MASK == A["ENTRY"])
+        return self.nentries
+
+    def outcome(self):
+        if self.done:
+            return self.done[0]
+        if self.acks:
+            return self.acks[0]
+        return None
+
+
+class Anomaly(Exception):
+    pass
+
+
+class Conn:
+    """A raw generic-netlink socket with strict reply checking."""
+
+    def __init__(self, family_id, timeout, ext_ack=True, cap_ack=False,
+                 rcvbuf=8 << 20, sock=None):
+        self.family_id = family_id
+        self.timeout = timeout
+        self.ext_ack = ext_ack
+        self.s = sock or socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                       NETLINK_GENERIC)
+        if sock is None:
+            for opt, val in ((SO_RCVBUFFORCE, rcvbuf), (SO_SNDBUFFORCE, 4 << 20)):
+                try:
+                    self.s.setsockopt(socket.SOL_SOCKET, opt, val)
+                except OSError:
+                    pass
+            self.s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, int(ext_ack))
+            self.s.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, int(cap_ack))
+            self.s.bind((0, 0))
+        self.portid = self.s.getsockname()[0]
+        self.peekbuf = bytearray(16)
+        self.seq = random.randrange(1, 1 << 30)
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+    def next_seq(self):
+        self.seq = (self.seq + 1) & 0xffffffff or 1
+        return self.seq
+
+    def recv_msgs(self, deadline):
+        """The messages of one datagram (blocks until one or deadline)."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Anomaly("no answer within %.0f s (hang?)" % self.timeout)
+        r, _, _ = select.select([self.s], [], [], left)
+        if not r:
+            raise Anomaly("no answer within %.0f s (hang?)" % self.timeout)
+        try:
+            # the datagram's real size first: an error ack echoes the
+            # request, and a request may be megabytes
+            n = self.s.recv_into(self.peekbuf, 0,
+                                 socket.MSG_PEEK | socket.MSG_TRUNC)
+            data = self.s.recv(max(n, 1 << 16))
+        except OSError as e:
+            if e.errno == errno.ENOBUFS:
+                raise Anomaly("receive buffer overrun (ENOBUFS): replies lost")
+            raise
+        out, off = [], 0
+        while off < len(data):
+            if len(data) - off < 16:
+                raise Anomaly("reply datagram with %d stray bytes at its end"
+                              % (len(data) - off))
+            ln, mtype, flags, seq, pid = HDR.unpack_from(data, off)
+            if ln < 16 or ln > len(data) - off:
+                raise Anomaly("reply nlmsg_len %d, %d bytes left" %
+                              (ln, len(data) - off))
+            out.append((mtype, flags, seq, data[off:off + ln]))
+            off += align4(ln)
+        return out
+
+    def prepare(self, data):
+        """Give every framed request a fresh seq; the Req objects."""
+        data = bytearray(data)
+        reqs = []
+        for off, ln, mtype, flags, _ in frame(bytes(data)):
+            seq = self.next_seq()
+            struct.pack_into("=I", data, off + 8, seq)
+            reqs.append(Req(data, off, ln, mtype, flags, seq, self.family_id))
+        return bytes(data), reqs
+
+    def transact(self, data, close_early=False):
+        """Send a datagram and a sentinel; collect and check every answer.
+        Returns the Reqs; raises Anomaly for anything improper."""
+        data, reqs = self.prepare(data)
+        byseq = {r.seq: r for r in reqs}
+        try:
+            self.s.send(data)
+        except OSError as e:
+            if e.errno == errno.EMSGSIZE and len(data) > (1 << 20):
+                return reqs
+            if not data and e.errno == errno.ENODATA:
+                return reqs   # netlink_sendmsg() refuses an empty datagram
+            raise Anomaly("send of %d bytes failed: %s" % (len(data), e))
+        sentinel = self.next_seq()
+        self.s.send(nlmsg(NLMSG_NOOP, F_REQUEST | F_ACK, sentinel, b""))
+        deadline = time.monotonic() + self.timeout
+        got_sentinel = False
+        while True:
+            if got_sentinel and not any(r.dump and not (r.done or r.acks)
+                                        for r in reqs):
+                break
+            for mtype, flags, seq, m in self.recv_msgs(deadline):
+                if seq == sentinel:
+                    if mtype != NLMSG_ERROR or struct.unpack_from("=i", m, 16)[0]:
+                        raise Anomaly("sentinel NOOP answered wrongly: %s" %
+                                      m[:64].hex())
+                    got_sentinel = True
+                    continue
+                r = byseq.get(seq)
+                if r is None:
+                    raise Anomaly("reply for seq %d never sent (type %d)" %
+                                  (seq, mtype))
+                self.take(r, mtype, flags, m)
+        for i, r in enumerate(reqs):
+            check_req(r)
+            o = r.outcome()
+            # netlink's own "a dump already runs on this socket": an ack,
+            # without a message, and only after a dump began before
+            core_busy = r.dump and o == -errno.EBUSY and r.acks
+            if core_busy and not any(p.dump for p in reqs[:i]):
+                raise Anomaly("%s dump: EBUSY with no dump running" % r.cmd)
+            if self.ext_ack and o and o != -errno.EOPNOTSUPP and \
+                    r.cmd in SPEC and not core_busy and \
+                    not any(NLMSGERR_ATTR_MSG in x for x in r.extack):
+                raise Anomaly("%s: %s without an extended ack message" %
+                              (r.cmd, errname(o)))
+        return reqs
+
+    def take(self, r, mtype, flags, m):
+        if mtype == NLMSG_ERROR:
+            if len(m) < 36:
+                raise Anomaly("NLMSG_ERROR of %d bytes" % len(m))
+            err, = struct.unpack_from("=i", m, 16)
+            eln, _, _, eseq, _ = HDR.unpack_from(m, 20)
+            if eseq != r.seq or eln != r.length:
+                raise Anomaly("error ack echoes seq %d len %d, sent %d len %d"
+                              % (eseq, eln, r.seq, r.length))
+            r.acks.append(err)
+            echoed = 16 if (flags & F_CAPPED or not err) else align4(eln)
+            r.extack.append(parse_extack(m, 20 + echoed, flags, r))
+        elif mtype == NLMSG_DONE:
+            if len(m) < 20:
+                raise Anomaly("NLMSG_DONE without its errno (%d bytes)" % len(m))
+            err, = struct.unpack_from("=i", m, 16)
+            r.done.append(err)
+            r.extack.append(parse_extack(m, 20, flags, r))
+        elif mtype == self.family_id:
+            if flags & F_MULTI:
+                r.multi += 1
+            if flags & F_DUMP_INTR:
+                r.intr = True
+            r.msgs.append((flags, parse_reply(m)))
+        else:
+            raise Anomaly("reply of type %d to seq %d" % (mtype, r.seq))
+
+
+def parse_extack(m, off, flags, r):
+    """The extended ack TLVs after an error: {type: payload}."""
+    if not flags & F_ACK_TLVS:
+        if len(m) > align4(off) and off <= len(m):
+            raise Anomaly("ack has %d bytes after its payload but no "
+                          "NLM_F_ACK_TLVS" % (len(m) - off))
+        return {}
+    attrs, left = walk_attrs(m, off)
+    if left:
+        raise Anomaly("ext ack TLVs: %d stray bytes" % left)
+    out = {}
+    for t, o, ln in attrs:
+        t &= NLA_TYPE_MASK
+        if t == 0 or t > NLMSGERR_ATTR_MAX:
+            raise Anomaly("ext ack TLV of unknown type %d" % t)
+        p = m[o:o + ln]
+        if t == NLMSGERR_ATTR_MSG:
+            if not p.endswith(b"\0") or b"\0" in p[:-1] or \
+                    not all(32 <= c < 127 for c in p[:-1]):
+                raise Anomaly("ext ack message not a clean string: %r" % p)
+        if t == NLMSGERR_ATTR_OFFS:
+            if ln != 4:
+                raise Anomaly("ext ack offset of %d bytes" % ln)
+            o2, = struct.unpack("=I", p)
+            if o2 >= r.length or o2 < 16:
+                raise Anomaly("ext ack offset %d outside the %d-byte request"
+                              % (o2, r.length))
+        out[t] = p
+    return out
+
+
+def parse_reply(m):
+    """A family message: (cmd, {attr: [payloads]}), strictly well-formed,
+    and decodable by pyroute2 as well."""
+    if len(m) < 20:
+        raise Anomaly("reply of %d bytes: no genl header" % len(m))
+    cmd = m[16]
+    attrs, left = walk_attrs(m, 20)
+    if left:
+        raise Anomaly("reply cmd %d: %d stray bytes after its attributes"
+                      % (cmd, left))
+    out = collections.defaultdict(list)
+    for t, o, ln in attrs:
+        out[t & NLA_TYPE_MASK].append(m[o:o + ln])
+    try:
+        d = nfcmsg(m)
+        d.decode()
+    except Exception as e:  # pyroute2 could not parse it
+        raise Anomaly("pyroute2 cannot decode a reply: %r" % e)
+    return cmd, out
+
+
+def u(p, n):
+    if len(p) != n:
+        raise Anomaly("reply attribute of %d bytes, want %d" % (len(p), n))
+    return int.from_bytes(p, sys.byteorder)
+
+
+def check_filter_desc(a, stats=True):
+    for k in GET_MUST:
+        if k == "STATS" and not stats:
+            continue
+        if len(a.get(A[k], [])) != 1:
+            raise Anomaly("filter description: %s %s" %
+                          (k, "missing" if not a.get(A[k]) else "repeated"))
+    name = a[A["NAME"]][0]
+    if not name.endswith(b"\0") or not 2 <= len(name) <= NAME_MAXLEN or \
+            b"\0" in name[:-1]:
+        raise Anomaly("filter description: bad NAME %r" % name)
+    if not 1 <= u(a[A["FAMILY"]][0], 1) <= 3:
+        raise Anomaly("filter description: FAMILY out of range")
+    if stats:
+        st, left = walk_attrs(a[A["STATS"]][0])
+        if left or not st:
+            raise Anomaly("filter description: malformed STATS")
+
+
+def check_req(r):
+    """Is what came back for r what the interface allows?"""
+    acks, done = r.acks, r.done
+    label = r.label()
+    for e in acks + done:
+        if e > 0:
+            raise Anomaly("%s: positive errno %d" % (label, e))
+    if not r.flags & F_REQUEST or r.mtype < NLMSG_MIN_TYPE:
+        want = [0] if r.flags & F_ACK else []
+        if acks != want or done or r.msgs:
+            raise Anomaly("%s: got acks %s done %s msgs %d, want acks %s" %
+                          (label, acks, done, len(r.msgs), want))
+        return
+    if not r.ours:
+        if acks != [-errno.ENOENT] or r.msgs or done:
+            raise Anomaly("unknown family: got %s %s" % (acks, done))
+        return
+    if r.cmd is None or r.hdr_bad:
+        if acks != [-errno.EINVAL] or r.msgs or done:
+            raise Anomaly("%s: got %s %s, want EINVAL" % (
+                "short genl header" if r.cmd is None else
+                "%s with reserved bits or flags" % label, acks, done))
+        return
+    if r.cmd not in SPEC or (r.dump and r.cmd not in ("GET", "SAVE")) or \
+            (not r.dump and r.cmd == "SAVE"):
+        if acks != [-errno.EOPNOTSUPP] or r.msgs or done:
+            raise Anomaly("%s%s: got %s %s, want EOPNOTSUPP" % (
+                label, " dump" if r.dump else "", acks, done))
+        return
+    if len(acks) + len(done) > 1:
+        raise Anomaly("%s: %d answers (acks %s, done %s)" %
+                      (label, len(acks) + len(done), acks, done))
+    if r.dump:
+        if not acks and not done:
+            raise Anomaly("%s dump: no NLMSG_DONE" % label)
+        if acks and acks[0] == 0:
+            raise Anomaly("%s dump: an ack of 0 instead of NLMSG_DONE" % label)
+    elif not done and not acks and r.flags & F_ACK:
+        raise Anomaly("%s: no ack although NLM_F_ACK was set" % label)
+    elif done:
+        raise Anomaly("%s: NLMSG_DONE for a request that is not a dump" % label)
+    elif acks and acks[0] == 0 and not r.flags & F_ACK:
+        raise Anomaly("%s: ack of 0 without NLM_F_ACK" % label)
+    err = -(r.outcome() or 0)
+    if err:
+        allowed = ANY_ERR | CMD_ERR.get(r.cmd, set())
+        if r.dump:
+            allowed.add(errno.EBUSY)   # see Conn.transact()
+        if err not in allowed:
+            raise Anomaly("%s: errno %s is not one it may answer" %
+                          (label, errno.errorcode.get(err, err)))
+    if r.msgs:
+        check_msgs(r, err)
+    if not err and not (r.dump and r.cmd == "GET"):
+        check_name(r)
+
+
+NAME_RE = re.compile(rb"[A-Za-z0-9_.-]{1,31}\Z")
+
+
+def check_name(r):
+    """A command that succeeded named a filter: by a name the interface
+    allows (the last NAME counts, up to its NUL)."""
+    attrs, _ = walk_attrs(r.data, 20)
+    names = [bytes(r.data[o:o + ln]) for t, o, ln in attrs
+             if t & NLA_TYPE_MASK == A["NAME"]]
+    if not names:
+        if r.cmd in SPEC:
+            raise Anomaly("%s succeeded without a NAME" % r.cmd)
+        return
+    name = names[-1].split(b"\0")[0]
+    if not NAME_RE.match(name):
+        raise Anomaly("%s succeeded with the name %r, which the interface "
+                      "does not allow" % (r.cmd, name))
+
+
+def check_msgs(r, err):
+    want = REPLY_CMD.get(r.cmd)
+    if want is None:
+        raise Anomaly("%s: %d reply messages from a command that sends none"
+                      % (r.cmd, len(r.msgs)))
+    for flags, (cmd, a) in r.msgs:
+        if CMD_NAME.get(cmd) != want:
+            raise Anomaly("%s: reply with cmd %d" % (r.cmd, cmd))
+        if bool(flags & F_MULTI) != r.dump:
+            raise Anomaly("%s: NLM_F_MULTI %s in a %s" % (
+                r.cmd, "set" if flags & F_MULTI else "missing",
+                "dump" if r.dump else "plain reply"))
+    if r.cmd == "GET":
+        if not r.dump and (len(r.msgs) != 1 or err):
+            raise Anomaly("GET: %d replies and errno %d" % (len(r.msgs), err))
+        for _, (_, a) in r.msgs:
+            check_filter_desc(a)
+    elif r.cmd == "SAVE":
+        check_save(r)
+    else:
+        check_batch(r, err)
+
+
+def check_save(r):
+    msgs = [a for _, (_, a) in r.msgs]
+    if not msgs:
+        return
+    first = msgs[0]
+    check_filter_desc(first, stats=False)
+    if len(first.get(A["IMAGE_HEADER"], [])) != 1 or \
+            len(first.get(A["IMAGE_TABLE_BYTES"], [])) != 1:
+        raise Anomaly("SAVE: first message without IMAGE_HEADER/TABLE_BYTES")
+    total = u(first[A["IMAGE_TABLE_BYTES"]][0], 8)
+    off = 0
+    for a in msgs[1:]:
+        if A["CHUNK_OFFSET"] not in a or A["CHUNK_DATA"] not in a:
+            raise Anomaly("SAVE: chunk message without OFFSET/DATA")
+        o = u(a[A["CHUNK_OFFSET"]][0], 8)
+        d = a[A["CHUNK_DATA"]][0]
+        if o != off or not d or len(d) % 8 or len(d) > CHUNK_MAX:
+            raise Anomaly("SAVE: chunk at %d of %d bytes, expected at %d"
+                          % (o, len(d), off))
+        off += len(d)
+    if off > total or (r.done == [0] and off != total):
+        raise Anomaly("SAVE: %d of %d table bytes and done %s" %
+                      (off, total, r.done))
+
+
+def check_batch(r, err):
+    if len(r.msgs) != 1:
+        raise Anomaly("%s: %d reply messages" % (r.cmd, len(r.msgs)))
+    a = r.msgs[0][1][1]
+    n = r.entries()
+    for k in ("NAME", "BATCH_DONE", "BATCH_SKIPPED"):
+        if len(a.get(A[k], [])) != 1:
+            raise Anomaly("%s reply: %s missing or repeated" % (r.cmd, k))
+    done = u(a[A["BATCH_DONE"]][0], 4)
+    skipped = u(a[A["BATCH_SKIPPED"]][0], 4)
+    failed = A["BATCH_FAIL_INDEX"] in a
+    if failed != (A["BATCH_FAIL_REASON"] in a):
+        raise Anomaly("%s reply: FAIL_INDEX without FAIL_REASON" % r.cmd)
+    if failed:
+        idx = u(a[A["BATCH_FAIL_INDEX"]][0], 4)
+        why = u(a[A["BATCH_FAIL_REASON"]][0], 4)
+        want = {errno.EINVAL: 1, errno.ERANGE: 1, errno.EAFNOSUPPORT: 2,
+                errno.ENOSPC: 3, errno.ENOENT: 4}.get(err)
+        if not err or idx >= n or why != want or done or skipped:
+            raise Anomaly("%s reply: failed entry %d of %d reason %d, done %d,"
+                          " skipped %d, errno %s" % (r.cmd, idx, n, why, done,
+                                                     skipped, errname(-err)))
+    elif err:
+        raise Anomaly("%s: a reply without FAIL_INDEX and errno %s" %
+                      (r.cmd, errname(-err)))
+    elif done + skipped != n:
+        raise Anomaly("%s reply: done %d + skipped %d != %d entries" %
+                      (r.cmd, done, skipped, n))
+    if r.cmd == "TEST_ENTRIES" and not failed:
+        if A["TEST_HITS"] not in a or A["TEST_BITMAP"] not in a:
+            raise Anomaly("TEST reply without HITS or BITMAP")
+        hits = u(a[A["TEST_HITS"]][0], 4)
+        bm = a[A["TEST_BITMAP"]][0]
+        if len(bm) != (n + 7) // 8 or \
+                sum(bin(b).count("1") for b in bm) != hits or \
+                (n % 8 and bm[-1] >> (n % 8)):
+            raise Anomaly("TEST reply: %d hits, bitmap %s for %d entries" %
+                          (hits, bm[:16].hex(), n))
+
+
+# ---------------------------------------------------------------------------
+# Values and messages
+
+U8_I = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 31, 32, 33, 127, 128, 254, 255]
+U16_I = [0, 1, 2, 499, 500, 8191, 8192, 8193, 32768, 65535]
+U32_I = [0, 1, 2, 3, 0x1f, 0x20, 0xff, 999999999, 1000000000, 0x7fffffff,
+         0x80000000, 0xfffffffe, 0xffffffff]
+U64_I = [0, 1, 2, 63, 64, 65536, 1 << 20, 1 << 31, 1 << 32, (1 << 32) - 1,
+         1 << 33, 1 << 40, 1 << 63, (1 << 64) - 1, (1 << 64) - 2]
+S32_I = [-(1 << 31), -(1 << 31) + 1, -400, -300, -1, 0, 1, 300,
+         (1 << 31) - 2, (1 << 31) - 1]
+FMT = {"u8": "=B", "u16": "=H", "u32": "=I", "u64": "=Q", "s32": "=i",
+       "be16": ">H"}
+WIDTH = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "s32": 4, "be16": 2}
+# sensible values, so that many messages get past the policy
+GOOD = {
+    "FAMILY": [1, 2, 3], "KEY_FIELDS": [0x1f, 0x03, 0x01, 0x0c, 0x10, 0x13],
+    "CAPACITY": [1, 2, 100, 1000, 4096, 65536], "FP_BITS": [6, 8, 12, 16, 32],
+    "FPR": [1000000, 100000, 1000, 10], "BUCKET_SIZE": [2, 4, 8],
+    "MAX_KICKS": [1, 10, 500, 8192], "HOOK": [0, 1, 2, 3, 4],
+    "PRIORITY": [-300, -150, 0, 100], "ACTION": [0, 1, 2],
+    "MARK": [0, 1, 0x10], "MARK_MASK": [0xff, 0xffffffff],
+    "BIDIRECTIONAL": [0, 1], "INVERT": [0, 1], "ENABLED": [0, 1],
+    "BATCH_FLAGS": [0, 1, 2, 3], "SEED": [0, 1, 12345, (1 << 64) - 1],
+}
+NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
+
+
+class Gen:
+    """Random messages for one worker."""
+
+    def __init__(self, rng, family_id, pool, protect, images):
+        self.rng = rng
+        self.fid = family_id
+        self.pool = pool
+        self.protect = [p.encode() + b"\0" for p in protect]
+        self.images = images   # [(header bytes, table bytes)]
+        self.cache = []
+
+    def value(self, t, good=None):
+        rng = self.rng
+        if good and rng.random() < 0.6:
+            return rng.choice(good)
+        r = rng.random()
+        if t == "u8":
+            return rng.choice(U8_I) if r < 0.7 else rng.randrange(256)
+        if t in ("u16", "be16"):
+            return rng.choice(U16_I) if r < 0.7 else rng.randrange(65536)
+        if t == "u32":
+            return rng.choice(U32_I) if r < 0.7 else rng.getrandbits(32)
+        if t == "u64":
+            return rng.choice(U64_I) if r < 0.7 else rng.getrandbits(64)
+        if t == "s32":
+            return rng.choice(S32_I) if r < 0.7 else rng.randrange(-(1 << 31), 1 << 31)
+        raise ValueError(t)
+
+    def name(self):
+        """A name: mostly from the pool; else too long, empty, bad chars."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.75:
+            return rng.choice(self.pool)
+        if r < 0.80:
+            return "".join(rng.choice(NAME_CHARS) for _ in range(31))
+        if r < 0.85:
+            return "".join(rng.choice(NAME_CHARS)
+                           for _ in range(rng.choice([32, 33, 40, 64, 255, 1000])))
+        if r < 0.88:
+            return ""
+        if r < 0.92:   # bytes past ASCII: Latin-1 letters and others
+            return bytes(rng.choice([rng.randrange(0xc0, 0x100),
+                                     rng.randrange(0x80, 0x100),
+                                     ord(rng.choice(NAME_CHARS))])
+                         for _ in range(rng.randrange(1, 9)))
+        return rng.choice(["a b", "a/b", "fz0\n", "x\x01", "\x7f", "caf\xe9",
+                           "..", "-", "fz0 ", "%s", "\\"])
+
+    def addr(self, fam):
+        rng = self.rng
+        if rng.random() < 0.1:
+            return os.urandom(rng.choice([0, 1, 3, 5, 8, 15, 17, 32]))
+        n = 4 if fam == 1 else 16
+        if rng.random() < 0.1:
+            n = 20 - n   # the other family's length
+        if rng.random() < 0.5:   # a few flows, so adds and tests meet
+            return bytes([10, 0, 0, rng.randrange(4)]) if n == 4 else \
+                b"\x20\x01\x0d\xb8" + bytes(11) + bytes([rng.randrange(4)])
+        return os.urandom(n)
+
+    def entry(self, valid=False):
+        """An entry for pyroute2: a list of (NAME, value)."""
+        rng = self.rng
+        fam = rng.choice([1, 2]) if valid or rng.random() < 0.9 else \
+            rng.choice([0, 3, 4, 255])
+        e = [("FAMILY", fam)]
+        for k in ("SRC", "DST"):
+            if valid or rng.random() < 0.92:
+                e.append((k, self.addr(fam) if not valid else
+                          (bytes([10, 0, 0, rng.randrange(8)]) if fam == 1 else
+                           b"\x20\x01\x0d\xb8" + bytes(11) +
+                           bytes([rng.randrange(8)]))))
+        for k in ("SPORT", "DPORT"):
+            if valid or rng.random() < 0.9:
+                e.append((k, rng.randrange(4) if rng.random() < 0.7 else
+                          rng.randrange(65536)))
+        if valid or rng.random() < 0.92:
+            e.append(("PROTO", rng.choice([6, 17, 17, 1, 58, 0, 255])))
+        if not valid and rng.random() < 0.05:
+            e = [] if rng.random() < 0.3 else rng.sample(e, len(e))
+        if not valid and rng.random() < 0.05 and e:
+            e.append(rng.choice(e))   # a field twice
+        return e
+
+    def raw_entry(self, valid=True):
+        """Entry bytes built by hand."""
+        return entry_bytes(self.entry(valid))
+
+    def raw_entries(self, n):
+        """n valid entries, drawn from a cache that is renewed now and then
+        (building thousands each time would make the fuzzer crawl)."""
+        if not self.cache or self.rng.random() < 0.05:
+            self.cache = [self.raw_entry(True) for _ in range(256)]
+        return b"".join(self.rng.choices(self.cache, k=n))
+
+    def bad_attr(self):
+        """An attribute the encoder would not write: wrong length, type or
+        flags, unterminated string, deep or empty nest, unknown type."""
+        rng = self.rng
+        name, aval, t = rng.choice(ATTRS)
+        k = rng.randrange(10)
+        if k == 0:   # wrong length for its type
+            return nlattr(aval, os.urandom(rng.choice([0, 1, 2, 3, 5, 7, 9, 16])))
+        if k == 1:   # unterminated name, or one with its NUL late
+            s = rng.choice([b"fz0", b"fz1", b"a" * 31, b"a" * 32, b"fz0\0junk",
+                            b"a" * 40 + b"\0", os.urandom(8), b"\xe9t\xe9\0",
+                            b"\xff\0", b"fz\xc0\0", bytes([rng.randrange(1, 256)
+                                                        for _ in range(3)]) + b"\0"])
+            return nlattr(A["NAME"], s)
+        if k == 2:   # nested where a scalar is wanted, or the reverse
+            return nest(aval, [nlattr(rng.randrange(1, 40), b"\1\0\0\0")])
+        if k == 3:   # a deep nest
+            inner = nlattr(rng.randrange(0, 8), b"\0\0\0\0")
+            for _ in range(rng.choice([2, 8, 16, 33, 64, 200])):
+                inner = nest(rng.choice([aval, A["ENTRY"], A["STATS"], 1]),
+                             [inner], rng.random() < 0.8)
+            return inner
+        if k == 4:   # empty nest, with or without the flag
+            return nlattr(rng.choice([A["ENTRY"], A["STATS"], aval]) |
+                          (NLA_F_NESTED if rng.random() < 0.7 else 0), b"")
+        if k == 5:   # unknown type, or 0
+            return nlattr(rng.choice([0, A["LOADING"] + 1, 100, NLA_TYPE_MASK]),
+                          os.urandom(rng.choice([0, 4, 8])))
+        if k == 6:   # NET_BYTEORDER / NESTED bits on a scalar
+            p = struct.pack(FMT.get(t, "=I"), 1) if t in FMT else b"\1\0\0\0"
+            return nlattr(aval | rng.choice([NLA_F_NET_BYTEORDER, NLA_F_NESTED,
+                                             NLA_F_NET_BYTEORDER | NLA_F_NESTED]),
+                          p)
+        if k == 7:   # an entry missing NLA_F_NESTED, or with junk inside
+            body = [nlattr(E["FAMILY"], b"\1"), nlattr(rng.randrange(0, 10),
+                                                       os.urandom(rng.randrange(0, 20)))]
+            return nest(A["ENTRY"], body, rng.random() < 0.5)
+        if k == 8:   # a huge binary
+            return nlattr(rng.choice([A["IMAGE_HEADER"], A["CHUNK_DATA"],
+                                      A["TEST_BITMAP"], A["NAME"]]),
+                          bytes(rng.choice([257, 4096, 32768, 32776, 65000])))
+        # a reply-only attribute in a request
+        return nlattr(rng.choice([A["BATCH_DONE"], A["TEST_HITS"],
+                                  A["LOADING"], A["IMAGE_TABLE_BYTES"]]),
+                      bytes(8 if ATYPE.get(aval) == "u64" else 4))
+
+    def image(self):
+        """An image header: real, or a real one with a field changed."""
+        rng = self.rng
+        if not self.images:
+            return os.urandom(rng.choice([0, 8, 48, 56]))
+        hdr, _ = rng.choice(self.images)
+        if rng.random() < 0.4:
+            return hdr
+        b = bytearray(hdr)
+        fields = [(0, "=I"), (4, "=H"), (6, "=B"), (7, "=B"), (8, "=I"),
+                  (12, "=H"), (14, "=H"), (16, "=Q"), (24, "=Q"), (32, "=Q"),
+                  (40, "=Q")]
+        if rng.random() < 0.1:
+            return bytes(b[:rng.randrange(len(b))]) + \
+                (os.urandom(8) if rng.random() < 0.5 else b"")
+        off, f = rng.choice(fields)
+        size = struct.calcsize(f)
+        v = rng.choice([0, 1, 2, 3, 8, 33, (1 << (8 * size)) - 1,
+                        rng.getrandbits(8 * size)])
+        struct.pack_into(f, b, off, v & ((1 << (8 * size)) - 1))
+        return bytes(b)
+
+    def attr_value(self, name):
+        t = ATYPE[A[name]]
+        if name == "NAME":
+            return self.name()
+        if name == "IMAGE_HEADER":
+            return self.image()
+        if name == "CHUNK_DATA":
+            n = self.rng.choice([8, 8, 16, 64, 4096, CHUNK_MAX, 0, 4, 12,
+                                 CHUNK_MAX + 8, 1000])
+            return bytes(n) if self.rng.random() < 0.7 else os.urandom(n)
+        if name == "TEST_BITMAP":
+            return os.urandom(self.rng.randrange(8))
+        if name == "STATS":
+            return None
+        if name == "CHUNK_OFFSET":
+            return self.rng.choice([0, 0, 8, 64, 4096, 1 << 63, (1 << 64) - 8,
+                                    self.rng.getrandbits(16) * 8])
+        return self.value(t, GOOD.get(name))
+
+    def structured(self):
+        """(datagram, note): a message from the attribute table."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.02:
+            cmd = rng.choice([0, 13, 14, 100, 255])
+            cname = None
+        else:
+            cname = rng.choice(list(SPEC))
+            cmd = C[cname]
+        req, opt = SPEC.get(cname, ([], []))
+        attrs = []
+        keep = 0.97 if rng.random() < 0.7 else 0.6
+        for a in req:
+            if a == "ENTRY":
+                continue
+            if rng.random() < keep:
+                attrs.append((a, self.attr_value(a)))
+        for a in opt:
+            if rng.random() < 0.25:
+                attrs.append((a, self.attr_value(a)))
+        if rng.random() < 0.1:   # an attribute this command does not take
+            a = rng.choice([n for n, _, t in ATTRS if t not in ("pad", "nest")])
+            attrs.append((a, self.attr_value(a)))
+        if attrs and rng.random() < 0.1:   # one twice
+            a = rng.choice(attrs)
+            attrs.insert(rng.randrange(len(attrs) + 1),
+                         (a[0], self.attr_value(a[0])))
+        if rng.random() < 0.05:
+            attrs.reverse()
+        attrs = [(k, v) for k, v in attrs if v is not None]
+        raw_tail = b""
+        if "ENTRY" in req or rng.random() < 0.03:
+            n = rng.choice([0, 1, 1, 1, 2, 3, 5, 16, 64]) if rng.random() < 0.9 \
+                else rng.choice([255, 256, 257, 1000, 4095, 4096, 4097, 5000])
+            if n <= 5:   # pyroute2 encodes these (it is slow at many)
+                for _ in range(n):
+                    attrs.append(("ENTRY", self.entry(rng.random() < 0.5)))
+            else:
+                one = self.raw_entry(True)
+                if rng.random() < 0.3:
+                    raw_tail = one * n
+                else:
+                    raw_tail = self.raw_entries(n)
+                if rng.random() < 0.2:   # one bad among many
+                    k = rng.randrange(n)
+                    raw_tail = self.raw_entries(k) + self.raw_entry(False) + \
+                        self.raw_entries(n - k - 1)
+        flags = F_REQUEST | F_ACK
+        if cname == "SAVE" or (cname == "GET" and rng.random() < 0.3):
+            flags |= F_DUMP
+        if rng.random() < 0.05:
+            flags = rng.choice([F_REQUEST, F_REQUEST | F_ACK | F_DUMP,
+                                F_REQUEST | F_ACK | F_ECHO,
+                                F_REQUEST | F_ACK | F_ROOT,
+                                F_REQUEST | F_ACK | F_ATOMIC, F_ACK, 0])
+        data = pr_encode(self.fid, cmd, attrs, flags,
+                         version=1 if rng.random() < 0.95 else rng.randrange(256))
+        extra = raw_tail
+        if rng.random() < 0.25:
+            extra += b"".join(self.bad_attr() for _ in range(rng.randrange(1, 4)))
+        if extra:
+            data = self.insert_raw(data, extra)
+        return data, cname or "cmd%d" % cmd
+
+    def insert_raw(self, data, extra):
+        """Put raw attributes at an attribute boundary; fix nlmsg_len."""
+        attrs, _ = walk_attrs(data, 20)
+        bounds = [20] + [o - 4 + align4(ln + 4) for _, o, ln in attrs]
+        at = self.rng.choice(bounds)
+        out = bytearray(data[:at] + extra + data[at:])
+        struct.pack_into("=I", out, 0, len(out))
+        return bytes(out)
+
+    def valid(self, cname, name=None, n=None):
+        """A well-formed message (the mutator's raw material)."""
+        rng = self.rng
+        name = name or rng.choice(self.pool)
+        attrs = [("NAME", name)]
+        if cname in ("NEW", "LOAD_BEGIN"):
+            attrs.append(("FAMILY", rng.choice([1, 2, 3])))
+            if cname == "LOAD_BEGIN":
+                attrs.append(("IMAGE_HEADER", self.images[0][0] if self.images
+                              else bytes(48)))
+            else:
+                attrs.append(("CAPACITY", rng.choice([16, 100, 1000])))
+            if rng.random() < 0.5:
+                attrs.append(("ENABLED", rng.choice([0, 1])))
+                attrs.append(("ACTION", rng.choice([0, 1, 2])))
+        elif cname == "SET":
+            attrs.append(("ENABLED", rng.choice([0, 1])))
+            attrs.append(("MARK", 7))
+        elif cname in BATCH_CMDS:
+            for _ in range(n or rng.choice([1, 2, 4])):
+                attrs.append(("ENTRY", self.entry(True)))
+            if cname != "TEST_ENTRIES" and rng.random() < 0.5:
+                attrs.append(("BATCH_FLAGS", 1 if cname == "ADD_ENTRIES" else 2))
+        elif cname == "LOAD_CHUNK":
+            attrs.append(("CHUNK_OFFSET", 0))
+            attrs.append(("CHUNK_DATA", bytes(64)))
+        flags = F_REQUEST | F_ACK | (F_DUMP if cname == "SAVE" else 0)
+        return pr_encode(self.fid, C[cname], attrs, flags)
+
+    def mutate(self, data):
+        """Byte-level damage to one valid message (1 to 4 mutations)."""
+        rng = self.rng
+        b = bytearray(data)
+        for _ in range(rng.choice([1, 1, 1, 2, 2, 3, 4])):
+            attrs, _ = walk_attrs(bytes(b), 20)
+            k = rng.randrange(14)
+            if k == 0 and len(b) > 20:   # flip bits past the nlmsghdr
+                for _ in range(rng.randrange(1, 4)):
+                    i = rng.randrange(16, len(b))
+                    b[i] ^= 1 << rng.randrange(8)
+            elif k == 1 and attrs:   # nla_len too short / too long
+                t, o, ln = rng.choice(attrs)
+                v = rng.choice([0, 1, 3, 4, 5, ln + 3, ln + 5, ln + 8, 0xffff,
+                                max(0, ln - 1) + 4, rng.randrange(65536)])
+                struct.pack_into("=H", b, o - 4, v & 0xffff)
+            elif k == 2 and attrs:   # type changed, or flag bits
+                t, o, ln = rng.choice(attrs)
+                nt = rng.choice([rng.randrange(0, 40), t ^ NLA_F_NESTED,
+                                 t ^ NLA_F_NET_BYTEORDER, NLA_TYPE_MASK,
+                                 A["ENTRY"] | NLA_F_NESTED, A["NAME"]])
+                struct.pack_into("=H", b, o - 2, nt & 0xffff)
+            elif k == 3 and attrs:   # an attribute twice
+                t, o, ln = rng.choice(attrs)
+                a = bytes(b[o - 4:o - 4 + align4(ln + 4)])
+                at = rng.choice([o - 4, o - 4 + align4(ln + 4)])
+                b[at:at] = a * rng.choice([1, 1, 2, 50])
+            elif k == 4 and attrs:   # an attribute gone
+                t, o, ln = rng.choice(attrs)
+                del b[o - 4:o - 4 + align4(ln + 4)]
+            elif k == 5:   # cut short, nlmsg_len fixed or not
+                cut = rng.randrange(0, len(b) + 1)
+                del b[cut:]
+                if rng.random() < 0.7 and len(b) >= 4:
+                    struct.pack_into("=I", b, 0, len(b))
+                continue
+            elif k == 6:   # garbage appended
+                b += os.urandom(rng.choice([1, 2, 3, 4, 7, 16, 100]))
+            elif k == 7 and len(b) >= 16:   # nlmsg_len damaged alone
+                v = rng.choice([0, 4, 15, 16, 17, 19, 20, len(b) - 1,
+                                len(b) + 1, len(b) + 4, 0xffffffff])
+                struct.pack_into("=I", b, 0, v & 0xffffffff)
+                continue
+            elif k == 8 and len(b) >= 20:   # genl header: cmd, version, rsvd
+                i = rng.choice([16, 17, 18, 19])
+                b[i] = rng.choice([0, 1, 2, 12, 13, 255, rng.randrange(256)])
+            elif k == 9 and len(b) >= 8:   # nlmsg flags
+                f = rng.choice([0, F_REQUEST, F_REQUEST | F_ACK,
+                                F_REQUEST | F_ACK | F_DUMP, F_REQUEST | F_DUMP,
+                                F_REQUEST | F_ACK | F_MULTI,
+                                F_REQUEST | F_ACK | F_ECHO, F_ACK,
+                                rng.randrange(65536)])
+                struct.pack_into("=H", b, 6, f)
+            elif k == 10 and attrs:   # unterminate the name, or pad it out
+                for t, o, ln in attrs:
+                    if t & NLA_TYPE_MASK == A["NAME"] and ln:
+                        if rng.random() < 0.5:
+                            b[o + ln - 1] = ord("x")
+                        else:
+                            add = rng.choice([1, 28, 29, 40])
+                            b[o + ln - 1:o + ln - 1] = b"y" * add
+                            struct.pack_into("=H", b, o - 4,
+                                             (ln + 4 + add) & 0xffff)
+                        break
+            elif k == 11 and attrs:   # wrapped in nests, k levels deep
+                t, o, ln = rng.choice(attrs)
+                a = bytes(b[o - 4:o - 4 + align4(ln + 4)])
+                for _ in range(rng.choice([1, 2, 5, 20, 100])):
+                    a = nlattr(rng.choice([A["ENTRY"], t & NLA_TYPE_MASK, 0])
+                               | NLA_F_NESTED, a)
+                b[o - 4:o - 4 + align4(ln + 4)] = a
+            elif k == 12:   # a bad attribute spliced in
+                b = bytearray(self.insert_raw(bytes(b), self.bad_attr()))
+                continue
+            elif k == 13 and len(b) >= 8:   # message type
+                struct.pack_into("=H", b, 4, rng.choice(
+                    [self.fid, self.fid, NLMSG_NOOP, NLMSG_ERROR, NLMSG_DONE,
+                     NLMSG_OVERRUN, 0, 15, 0xfffe]))
+                continue
+            if len(b) >= 4 and rng.random() < 0.8:
+                struct.pack_into("=I", b, 0, len(b))
+        return bytes(b)
+
+    def fixup(self, data):
+        """Keep mutated messages on this family (or none at all): a type
+        that might be another family's is set back.  None if the bytes
+        hold a protected name."""
+        b = bytearray(data)
+        for off, ln, mtype, flags, seq in frame(data):
+            if mtype >= NLMSG_MIN_TYPE and mtype not in (self.fid, 0xfffe):
+                struct.pack_into("=H", b, off + 4, self.fid)
+        out = bytes(b)
+        if any(p in out for p in self.protect):
+            return None
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Workers
+
+class Worker:
+    """Base: a connection, statistics, the deadline, last-message log."""
+
+    def __init__(self, name, ctx, seed):
+        self.name = name
+        self.ctx = ctx
+        self.rng = random.Random(seed)
+        random.seed(seed ^ 0x5eed)
+        self.seed = seed
+        self.stats = collections.Counter()
+        self.by_cmd = collections.Counter()
+        self.by_err = collections.Counter()
+        self.ms = collections.Counter()
+        self.anomalies = []
+        self.lost = 0
+        self.gen = Gen(self.rng, ctx.fid, ctx.pool, ctx.protect, ctx.images)
+        self.lastfd = os.open(os.path.join(ctx.tmp, "last-%s" % name),
+                              os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        self.conn = None
+
+    def new_conn(self, **kw):
+        if self.conn:
+            self.conn.close()
+        self.conn = Conn(self.ctx.fid, self.ctx.timeout,
+                         ext_ack=kw.pop("ext_ack", self.rng.random() < 0.9),
+                         cap_ack=kw.pop("cap_ack", self.rng.random() < 0.3),
+                         **kw)
+        return self.conn
+
+    def alive(self):
+        return time.monotonic() < self.ctx.deadline
+
+    def note(self, data):
+        os.pwrite(self.lastfd, struct.pack("=I", len(data)) + data[:1 << 20], 0)
+
+    def anomaly(self, what, data):
+        self.stats["anomalies"] += 1
+        rec = {"worker": self.name, "what": str(what),
+               "datagram": data[:4096].hex(), "bytes": len(data)}
+        self.anomalies.append(rec)
+        if len(self.anomalies) <= 20:
+            print("# ANOMALY %s: %s\n#   datagram (%d bytes): %s" %
+                  (self.name, what, len(data), data[:256].hex()),
+                  file=sys.stderr, flush=True)
+        if self.ctx.save_dir:
+            p = os.path.join(self.ctx.save_dir, "anomaly-%s-%d-%d.json" %
+                             (self.name, os.getpid(), len(self.anomalies)))
+            with open(p, "w") as f:
+                json.dump({"about": "found by genl_fuzz.py: %s" % what,
+                           "steps": [{"datagram": data.hex(),
+                                      "expect": "any"}]}, f, indent=1)
+
+    def send(self, data, conn=None):
+        """transact() with bookkeeping; the Reqs, or None on an anomaly."""
+        conn = conn or self.conn
+        self.note(data)
+        t0 = time.monotonic()
+        try:
+            reqs = conn.transact(data)
+        except (Anomaly, OSError) as e:
+            self.anomaly(e, data)
+            self.new_conn()
+            return None
+        self.stats["datagrams"] += 1
+        if reqs:
+            self.ms[reqs[0].label()] += int((time.monotonic() - t0) * 1000)
+        for r in reqs:
+            self.stats["messages"] += 1
+            lab = r.label()
+            self.by_cmd[lab] += 1
+            o = r.outcome()
+            self.by_err[errname(o) if o is not None else "none"] += 1
+            if r.msgs:
+                self.stats["reply_msgs"] += len(r.msgs)
+            if r.intr:
+                self.stats["dump_intr"] += 1
+            if o and r.ours and r.cmd in SPEC and o not in (-errno.EOPNOTSUPP,):
+                has = any(NLMSGERR_ATTR_MSG in x for x in r.extack)
+                self.stats["errors_with_msg" if has else "errors_without_msg"] += 1
+        return reqs
+
+    def one(self, data):
+        """Send one message; its Req (None on an anomaly)."""
+        reqs = self.send(data)
+        return reqs[0] if reqs else None
+
+    def result(self):
+        return {"name": self.name, "stats": dict(self.stats),
+                "by_cmd": dict(self.by_cmd), "by_err": dict(self.by_err),
+                "ms": dict(self.ms),
+                "anomalies": self.anomalies, "lost": self.lost}
+
+    def run(self):
+        self.new_conn()
+        try:
+            self.loop()
+        finally:
+            if self.conn:
+                self.conn.close()
+
+    def attrs_of(self, r, i=0):
+        return r.msgs[i][1][1] if r and len(r.msgs) > i else {}
+
+
+class StructWorker(Worker):
+    def loop(self):
+        while self.alive():
+            data, _ = self.gen.structured()
+            data = self.gen.fixup(data)
+            if data is not None:
+                self.send(data)
+            if self.rng.random() < 0.01:
+                self.new_conn()
+
+
+class MutateWorker(Worker):
+    def loop(self):
+        g = self.gen
+        while self.alive():
+            msgs = []
+            for _ in range(self.rng.choice([1, 1, 1, 1, 2, 3])):
+                m = g.valid(self.rng.choice(list(SPEC)))
+                if self.rng.random() < 0.9:
+                    m = g.mutate(m)
+                msgs.append(m)
+            # several messages in one datagram: each aligned, as netlink wants
+            data = b"".join(m + b"\0" * (align4(len(m)) - len(m))
+                            if self.rng.random() < 0.9 else m for m in msgs)
+            data = g.fixup(data)
+            if data is not None:
+                self.send(data)
+            if self.rng.random() < 0.01:
+                self.new_conn()
+
+
+def save_image(w, name, conn=None):
+    """SAVE a filter fully: (header, table) or None."""
+    r = w.one(genl(w.ctx.fid, C["SAVE"], F_REQUEST | F_ACK | F_DUMP, 0,
+                   nlattr(A["NAME"], name.encode() + b"\0")))
+    if not r or r.outcome() != 0 or r.intr or not r.msgs:
+        return None
+    a0 = w.attrs_of(r)
+    table = b"".join(w.attrs_of(r, i)[A["CHUNK_DATA"]][0]
+                     for i in range(1, len(r.msgs)))
+    return a0[A["IMAGE_HEADER"]][0], table
+
+
+def load_msgs(fid, name, hdr, table, family=3, chunk=None, rng=None,
+              extra=b""):
+    """LOAD_BEGIN, LOAD_CHUNKs, LOAD_END for an image."""
+    nm = nlattr(A["NAME"], name.encode() + b"\0")
+    out = [genl(fid, C["LOAD_BEGIN"], F_REQUEST | F_ACK, 0,
+                nm + nlattr(A["IMAGE_HEADER"], hdr) +
+                nlattr(A["FAMILY"], bytes([family])) + extra)]
+    off = 0
+    while off < len(table):
+        n = chunk or (rng.choice([8, 64, 512, 4096, CHUNK_MAX]) if rng else CHUNK_MAX)
+        n = min(n, len(table) - off)
+        out.append(genl(fid, C["LOAD_CHUNK"], F_REQUEST | F_ACK, 0,
+                        nm + nlattr(A["CHUNK_OFFSET"], struct.pack("=Q", off)) +
+                        nlattr(A["CHUNK_DATA"], table[off:off + n])))
+        off += n
+    out.append(genl(fid, C["LOAD_END"], F_REQUEST | F_ACK, 0, nm))
+    return out
+
+
+class ChurnWorker(Worker):
+    """Keeps the pool's filters coming and going, and uses them properly."""
+
+    TRAFFIC = (17, b"\x7f\0\0\1", 40000, b"\x7f\0\0\1", 40001)
+
+    def loop(self):
+        g, rng, fid = self.gen, self.rng, self.ctx.fid
+        ceiling = self.ctx.ceiling_path if self.ctx.toggle_ceiling else None
+        orig = open(ceiling).read().strip() if ceiling else None
+        try:
+            while self.alive():
+                self.step(g, rng, fid, ceiling, orig)
+        finally:
+            if ceiling:
+                with open(ceiling, "w") as f:
+                    f.write(orig)
+
+    def step(self, g, rng, fid, ceiling, orig):
+        name = rng.choice(self.ctx.pool)
+        nm = nlattr(A["NAME"], name.encode() + b"\0")
+        k = rng.randrange(12)
+        if k <= 2:
+            self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+            fam = rng.choice([1, 2, 3])
+            cap = rng.choice([16, 64, 1000, 5000, 100000, 1 << 21])
+            extra = b"".join([
+                nlattr(A["HOOK"], bytes([rng.randrange(5)])),
+                nlattr(A["ACTION"], bytes([rng.randrange(3)])),
+                nlattr(A["ENABLED"], bytes([rng.random() < 0.7])),
+                nlattr(A["CAPACITY"], struct.pack("=Q", cap)),
+                nlattr(A["BUCKET_SIZE"], bytes([rng.choice([2, 4, 8])])),
+                nlattr(A["FP_BITS"], bytes([rng.choice([6, 8, 12, 16, 32])])),
+            ][:rng.randrange(7)])
+            r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                              nlattr(A["FAMILY"], bytes([fam])) + extra))
+            if r and r.outcome() == 0:
+                self.stats["created"] += 1
+                e = nest(A["ENTRY"], [
+                    nlattr(E["FAMILY"], b"\1"), nlattr(E["SRC"], self.TRAFFIC[1]),
+                    nlattr(E["DST"], self.TRAFFIC[3]),
+                    nlattr(E["SPORT"], struct.pack(">H", 40000)),
+                    nlattr(E["DPORT"], struct.pack(">H", 40001)),
+                    nlattr(E["PROTO"], b"\x11")])
+                self.one(genl(fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0,
+                              nm + e))
+        elif k == 3:
+            self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+        elif k == 4:
+            body = g.raw_entries(rng.choice([1, 10, 100, 1000, 4096]))
+            self.one(genl(fid, C[rng.choice(BATCH_CMDS)], F_REQUEST | F_ACK,
+                          0, nm + body))
+        elif k == 5:
+            self.one(genl(fid, C["SET"], F_REQUEST | F_ACK, 0, nm +
+                          nlattr(A["ENABLED"], bytes([rng.random() < 0.5])) +
+                          nlattr(A["ACTION"], bytes([rng.randrange(3)]))))
+        elif k == 6:
+            self.one(genl(fid, C["FLUSH"], F_REQUEST | F_ACK, 0, nm))
+        elif k == 7:   # save one pool filter, restore it under another name
+            img = save_image(self, name)
+            if img:
+                self.stats["saved"] += 1
+                if len(self.ctx.images) < 8:
+                    self.ctx.images.append(img)
+                other = rng.choice(self.ctx.pool)
+                self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], other.encode() + b"\0")))
+                msgs = load_msgs(fid, other, img[0], img[1], rng=rng)
+                if rng.random() < 0.3:   # abandoned half-way
+                    msgs = msgs[:rng.randrange(1, len(msgs))]
+                for m in msgs:
+                    r = self.one(m)
+                    if not r or r.outcome():
+                        break
+                else:
+                    if len(msgs) > 2:
+                        self.stats["restored"] += 1
+                if rng.random() < 0.3:
+                    self.new_conn()   # closing drops an unfinished load
+        elif k == 8:   # garbage collection: destroy every stray filter
+            r = self.one(genl(fid, C["GET"], F_REQUEST | F_ACK | F_DUMP, 0))
+            for i in range(len(r.msgs) if r else 0):
+                n = self.attrs_of(r, i)[A["NAME"]][0]
+                if n[:-1].decode() in self.ctx.protect:
+                    continue
+                self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], n)))
+        elif k == 9 and ceiling and rng.random() < 0.2:
+            val = rng.choice([orig, "1", "4", orig])
+            with open(ceiling, "w") as f:
+                f.write(val)
+            self.stats["ceiling_changes"] += 1
+        else:
+            self.one(genl(fid, C["GET"], F_REQUEST | F_ACK, 0, nm))
+
+
+class DumpWorker(Worker):
+    """Dumps read partly, abandoned, closed mid-way; a second one on a busy
+    socket.  The interrupted ones only get loose checks (messages well-formed
+    and for the right seq) since their end never comes."""
+
+    def loop(self):
+        rng, fid = self.rng, self.ctx.fid
+        while self.alive():
+            k = rng.randrange(5)
+            if k == 0:   # a proper dump, fully read and checked
+                self.one(genl(fid, C["GET"], F_REQUEST | F_ACK | F_DUMP, 0))
+                continue
+            name = rng.choice(self.ctx.pool)
+            cmd = C["GET"] if rng.random() < 0.4 else C["SAVE"]
+            req = genl(fid, cmd, F_REQUEST | F_ACK | F_DUMP, 0,
+                       nlattr(A["NAME"], name.encode() + b"\0"))
+            if k == 1:
+                self.one(req)
+                continue
+            s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                              NETLINK_GENERIC)
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF,
+                             rng.choice([0, 256, 1024, 4096]))
+                s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+                s.bind((0, 0))
+                self.note(req)
+                s.send(req)
+                self.stats["dumps_abandoned"] += 1
+                if k == 3:   # a second dump while the first runs: EBUSY
+                    s.send(genl(fid, C["GET"], F_REQUEST | F_ACK | F_DUMP, 77))
+                    self.stats["dumps_second"] += 1
+                for _ in range(rng.randrange(0, 4)):
+                    r, _, _ = select.select([s], [], [], 0.5)
+                    if not r:
+                        break
+                    d = s.recv(1 << 16)
+                    for off, ln, mtype, flags, seq in frame(d):
+                        if mtype not in (fid, NLMSG_DONE, NLMSG_ERROR):
+                            self.anomaly("dump: message of type %d" % mtype, req)
+                    self.stats["dump_parts_read"] += 1
+                if k == 4:   # another command while the dump is pending
+                    s.send(genl(fid, C["GET"], F_REQUEST | F_ACK, 78,
+                                nlattr(A["NAME"], name.encode() + b"\0")))
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    self.anomaly("dump: %s" % e, req)
+            finally:
+                s.close()
+
+
+class RaceWorker(Worker):
+    """Two processes share one netlink socket (so one portid) and send at
+    the same instant: the kernel runs both at once (parallel_ops)."""
+
+    # (first, second) outcomes each order of the two can give
+    ALLOWED = {
+        "end_end": {("OK", "EINVAL"), ("EINVAL", "OK")},
+        # one creates it, or none (the ceiling, which churn lowers, and
+        # which churn's deletes may lift between the two)
+        "begin_begin": {(a, b) for a in ("OK", "EEXIST", "EDQUOT", "ENOMEM")
+                        for b in ("OK", "EEXIST", "EDQUOT", "ENOMEM")
+                        if (a, b).count("OK") == 1 or
+                        "OK" not in (a, b) and "EEXIST" not in (a, b)},
+        "chunk_end": {("OK", "OK"), ("ENOENT", "ENODATA")},
+        "del_end": {("OK", "OK"), ("OK", "ENOENT")},
+        "end_set": {("OK", "OK"), ("OK", "EBUSY")},
+        "end_get": {("OK", "OK")},
+        "set_del": {("OK", "OK"), ("ENOENT", "OK")},
+        "add_flush": {("OK", "OK")},
+    }
+    SCEN = ["end_end", "end_end", "end_end", "chunk_end", "chunk_end",
+            "del_end", "del_end", "end_set", "set_del", "add_flush",
+            "begin_begin", "end_get"]
+
+    def loop(self):
+        fid, rng = self.ctx.fid, self.rng
+        # names of its own (each race worker): exact expectations
+        names = [n for n in self.ctx.race_names
+                 if n.startswith("RACE%s-" % self.name[4:])]
+        src = names[-1]
+        shm = mmap.mmap(-1, 1 << 20)
+        helpers = []
+        pipes = []
+        sock = self.conn.s
+        for i in range(2):
+            rd, wr = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(wr)
+                self.helper(i, rd, sock, shm)
+                os._exit(0)
+            os.close(rd)
+            helpers.append(pid)
+            pipes.append(wr)
+        img = None
+        self.lastsent = b""
+        try:
+            while self.alive():
+                if img is None or rng.random() < 0.02:
+                    self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
+                                  nlattr(A["NAME"], src.encode() + b"\0")))
+                    self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
+                                  nlattr(A["NAME"], src.encode() + b"\0") +
+                                  nlattr(A["FAMILY"], b"\3") +
+                                  nlattr(A["CAPACITY"], struct.pack(
+                                      # a big table: a long recount
+                                      "=Q", rng.choice([8, 3000, 200000])))))
+                    body = b"".join(self.gen.raw_entry(True) for _ in range(5))
+                    self.one(genl(fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0,
+                                  nlattr(A["NAME"], src.encode() + b"\0") + body))
+                    img = save_image(self, src)
+                    if img is None:
+                        continue
+                self.round(rng.choice(self.ctx.race_scen or self.SCEN),
+                           rng.choice(names[:-1]), img, shm, pipes)
+                if self.anomalies:
+                    break   # helpers hold the old socket: one report is enough
+        finally:
+            for wr in pipes:
+                try:
+                    os.write(wr, b"q")
+                except OSError:
+                    pass
+                os.close(wr)
+            for pid in helpers:
+                st = reap(pid, self.ctx.timeout)
+                if st is None:
+                    self.anomaly("race helper stuck in the kernel",
+                                 self.lastsent)
+                elif st:
+                    self.anomaly("race helper exited with status %#x "
+                                 "(killed by an oops?)" % st,
+                                 self.lastsent)
+            if not self.anomalies:
+                self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], src.encode() + b"\0")))
+
+    @staticmethod
+    def helper(i, rd, sock, shm):
+        """Wait for a round, say ready, spin until go, send our message.
+        shm: [0] go, [2 + i] ready, [4096 + i * 512 KiB] length, message."""
+        base = 4096 + i * (512 << 10)
+        while True:
+            c = os.read(rd, 1)
+            if c != b"r":
+                return
+            ln, = struct.unpack_from("=I", shm, base)
+            data = bytes(shm[base + 4:base + 4 + ln])
+            shm[2 + i] = 1
+            while shm[0] == 0:
+                pass
+            try:
+                sock.send(data)
+            except OSError:
+                pass   # its answer, or none, tells
+
+    @staticmethod
+    def fire(shm, pipes, da, db):
+        """Have the two helpers send da and db at the same instant: both
+        are spinning when go is set (a fixed sleep is not enough under
+        emulation on a loaded host)."""
+        shm[0] = shm[2] = shm[3] = 0
+        for i, d in enumerate((da, db)):
+            base = 4096 + i * (512 << 10)
+            struct.pack_into("=I", shm, base, len(d))
+            shm[base + 4:base + 4 + len(d)] = d
+        for wr in pipes:
+            os.write(wr, b"r")
+        end = time.monotonic() + 30
+        while not (shm[2] and shm[3]) and time.monotonic() < end:
+            time.sleep(0.0002)
+        shm[0] = 1
+
+    def pair(self, scen, name, img, last=None):
+        fid = self.ctx.fid
+        nm = nlattr(A["NAME"], name.encode() + b"\0")
+        end = genl(fid, C["LOAD_END"], F_REQUEST | F_ACK, 0, nm)
+        st = genl(fid, C["SET"], F_REQUEST | F_ACK, 0, nm +
+                  nlattr(A["ENABLED"], bytes([self.rng.random() < 0.5])))
+        dl = genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm)
+        if scen == "end_end":
+            return end, end
+        if scen == "chunk_end":   # the load's last chunk, and its end
+            return last, end
+        if scen == "del_end":
+            return dl, end
+        if scen == "end_set":
+            return end, st
+        if scen == "end_get":
+            return end, genl(fid, C["GET"], F_REQUEST | F_ACK, 0, nm)
+        if scen == "set_del":
+            return st, dl
+        if scen == "add_flush":
+            body = b"".join(self.gen.raw_entry(True) for _ in range(50))
+            return (genl(fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0, nm + body),
+                    genl(fid, C["FLUSH"], F_REQUEST | F_ACK, 0, nm))
+        begin = load_msgs(fid, name, img[0], img[1])[0]
+        return begin, begin
+
+    def round(self, scen, name, img, shm, pipes):
+        """Set up, fire the pair, check the answers and the aftermath."""
+        fid = self.ctx.fid
+        nm = nlattr(A["NAME"], name.encode() + b"\0")
+        self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+        if scen in ("set_del", "add_flush"):
+            r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                              nlattr(A["FAMILY"], b"\3") +
+                              nlattr(A["CAPACITY"], struct.pack("=Q", 1000))))
+            if not r or r.outcome():
+                return   # the ceiling, lowered by churn
+        last = None
+        if scen not in ("begin_begin", "set_del", "add_flush"):
+            msgs = load_msgs(fid, name, img[0], img[1], rng=self.rng)
+            last = msgs[-2]   # LOAD_BEGIN, at least one chunk, LOAD_END
+            for m in msgs[:-2 if scen == "chunk_end" else -1]:
+                r = self.one(m)
+                if not r or r.outcome():
+                    return
+        a, b = self.pair(scen, name, img, last)
+        conn = self.conn
+        da, ra = conn.prepare(a)
+        db, rb = conn.prepare(b)
+        self.note(da + db)
+        self.lastsent = da + db
+        self.fire(shm, pipes, da, db)
+        reqs = {ra[0].seq: ra[0], rb[0].seq: rb[0]}
+        deadline = time.monotonic() + self.ctx.timeout
+        try:
+            while any(not r.acks for r in reqs.values()):
+                for mtype, flags, seq, m in conn.recv_msgs(deadline):
+                    r = reqs.get(seq)
+                    if r is None:
+                        raise Anomaly("race: reply for seq %d never sent" % seq)
+                    conn.take(r, mtype, flags, m)
+            for r in reqs.values():
+                check_req(r)
+        except Anomaly as e:
+            self.anomaly("race %s: %s" % (scen, e), da + db)
+            self.new_conn()
+            return
+        self.stats["race_rounds"] += 1
+        self.by_cmd["race:" + scen] += 1
+        oa, ob = ra[0].outcome(), rb[0].outcome()
+        self.by_err["race:%s:%s" % (errname(oa), errname(ob))] += 1
+        if (errname(oa), errname(ob)) not in self.ALLOWED[scen]:
+            self.anomaly("race %s: outcomes %s and %s, want one of %s"
+                         % (scen, errname(oa), errname(ob),
+                            sorted(self.ALLOWED[scen])), da + db)
+        # whatever happened, the name is used once at most, and goes once
+        r = self.one(genl(fid, C["GET"], F_REQUEST | F_ACK | F_DUMP, 0))
+        if r:
+            names = [self.attrs_of(r, i)[A["NAME"]][0] for i in range(len(r.msgs))]
+            if len(names) != len(set(names)):
+                self.anomaly("race %s: a name listed twice: %s" % (scen, names),
+                             da + db)
+        r1 = self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+        r2 = self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+        if r1 and r2 and r2.outcome() != -errno.ENOENT:
+            self.anomaly("race %s: a second DEL answered %s" %
+                         (scen, errname(r2.outcome())), da + db)
+
+
+def parse_flow(line):
+    """A cfctl entry line 'PROTO SRC:PORT DST:PORT' -> entry attrs list."""
+    proto, s, d = line.split()
+    pnum = {"tcp": 6, "udp": 17, "icmp": 1, "sctp": 132}.get(proto)
+    if pnum is None:
+        pnum = int(proto)
+
+    def ep(x):
+        if x.startswith("["):
+            a, p = x[1:].split("]:")
+            return 2, socket.inet_pton(socket.AF_INET6, a), int(p)
+        a, p = x.rsplit(":", 1)
+        return 1, socket.inet_pton(socket.AF_INET, a), int(p)
+    f1, sa, sp = ep(s)
+    f2, da, dp = ep(d)
+    assert f1 == f2
+    return [("FAMILY", f1), ("SRC", sa), ("DST", da), ("SPORT", sp),
+            ("DPORT", dp), ("PROTO", pnum)]
+
+
+ENTRY_TYPE = {n: t for n, _, t in ENTRY_ATTRS}
+
+
+def entry_bytes(items):
+    ty = ENTRY_TYPE
+    return nest(A["ENTRY"], [nlattr(E[k], v if ty[k] == "bin" else
+                                    struct.pack(FMT[ty[k]], v))
+                             for k, v in items])
+
+
+class ModelWorker(Worker):
+    """Private filters with exact expectations."""
+
+    def batch(self, cmd, name, entries, flags=None):
+        body = b"".join(entry_bytes(e) for e in entries)
+        if flags is not None:
+            body += nlattr(A["BATCH_FLAGS"], struct.pack("=I", flags))
+        return self.one(genl(self.ctx.fid, C[cmd], F_REQUEST | F_ACK, 0,
+                             nlattr(A["NAME"], name.encode() + b"\0") + body))
+
+    def items(self, name):
+        r = self.one(genl(self.ctx.fid, C["GET"], F_REQUEST | F_ACK, 0,
+                          nlattr(A["NAME"], name.encode() + b"\0")))
+        if not r or r.outcome() != 0:
+            return None
+        st, _ = walk_attrs(self.attrs_of(r)[A["STATS"]][0])
+        for t, o, ln in st:
+            if t & NLA_TYPE_MASK == S["ITEMS"]:
+                return u(self.attrs_of(r)[A["STATS"]][0][o:o + ln], 8)
+        return None
+
+    def expect_present(self, name, entries, what):
+        for i in range(0, len(entries), 1000):
+            part = entries[i:i + 1000]
+            r = self.batch("TEST_ENTRIES", name, part)
+            if not r or r.outcome() != 0:
+                self.anomaly("model %s: TEST answered %s" %
+                             (what, errname(r.outcome()) if r else "nothing"),
+                             b"")
+                return
+            bm = self.attrs_of(r)[A["TEST_BITMAP"]][0]
+            miss = sum(1 for j in range(len(part))
+                       if not bm[j // 8] >> (j % 8) & 1)
+            if miss:
+                self.lost += miss
+                self.stats["lost_model"] += miss
+                self.anomaly("model %s: %d of %d entries lost" %
+                             (what, miss, len(part)), b"")
+
+    def expect(self, cond, what):
+        if not cond:
+            self.anomaly("model: " + what, b"")
+        return cond
+
+    def loop(self):
+        fid, rng = self.ctx.fid, self.rng
+        i = 0
+        while self.alive():
+            name, other = self.ctx.model_names[i % 2], self.ctx.model_names[2]
+            i += 1
+            for n in (name, other):
+                self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], n.encode() + b"\0")))
+            cap = rng.choice([32, 200, 1000, 5000])
+            r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], name.encode() + b"\0") +
+                              nlattr(A["FAMILY"], b"\3") +
+                              nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
+                              nlattr(A["FP_BITS"], bytes([rng.choice([8, 12, 16, 32])])) +
+                              nlattr(A["ENABLED"], bytes([rng.random() < 0.5])) +
+                              nlattr(A["ACTION"], b"\0")))
+            if not r or r.outcome() != 0:
+                self.stats["model_skipped_%s" % errname(r.outcome() if r else 1)] += 1
+                continue
+            n = rng.randrange(1, int(cap * 0.8) + 1)
+            ents = [self.gen.entry(True) for _ in range(n)]
+            ok = True
+            for j in range(0, n, BATCH_MAX):
+                r = self.batch("ADD_ENTRIES", name, ents[j:j + BATCH_MAX])
+                ok &= self.expect(r and r.outcome() == 0, "ADD of %d into "
+                                  "capacity %d: %s" % (n, cap, errname(r.outcome())
+                                                       if r else "-"))
+            if not ok:
+                continue
+            self.stats["model_entries"] += n
+            self.expect_present(name, ents, "after add")
+            self.expect(self.items(name) == n, "items != %d after add" % n)
+            dels = rng.sample(range(n), rng.randrange(0, n + 1))
+            gone = set(dels)
+            if dels:
+                r = self.batch("DEL_ENTRIES", name, [ents[j] for j in dels])
+                self.expect(r and r.outcome() == 0, "DEL of entries added")
+            keep = [e for j, e in enumerate(ents) if j not in gone]
+            self.expect_present(name, keep, "after delete")
+            self.expect(self.items(name) == len(keep), "items != %d after del"
+                        % len(keep))
+            img = save_image(self, name)
+            if not self.expect(img is not None, "SAVE of a quiet filter"):
+                continue
+            ok = True
+            for j, m in enumerate(load_msgs(fid, other, img[0], img[1],
+                                            rng=rng)):
+                r = self.one(m)
+                if j == 0 and r and r.outcome() in (-errno.EDQUOT,
+                                                    -errno.ENOMEM):
+                    # churn may have lowered the ceiling: not the model's
+                    self.stats["model_skipped_%s" % errname(r.outcome())] += 1
+                    ok = False
+                    break
+                ok &= self.expect(r and r.outcome() == 0, "restore step: %s" %
+                                  (errname(r.outcome()) if r else "-"))
+                if not ok:
+                    break
+            if ok:
+                self.expect_present(other, keep, "after save and restore")
+                self.expect(self.items(other) == len(keep),
+                            "restored items != %d" % len(keep))
+                self.stats["model_restores"] += 1
+            r = self.one(genl(fid, C["FLUSH"], F_REQUEST | F_ACK, 0,
+                              nlattr(A["NAME"], name.encode() + b"\0")))
+            self.expect(r and r.outcome() == 0 and self.items(name) == 0,
+                        "flush leaves items")
+            self.stats["model_rounds"] += 1
+
+
+class TrafficWorker(Worker):
+    def loop(self):
+        socks = []
+        for fam, src, dst in ((socket.AF_INET, ("127.0.0.1", 40000),
+                               ("127.0.0.1", 40001)),
+                              (socket.AF_INET6, ("::1", 40000), ("::1", 40001))):
+            try:
+                s = socket.socket(fam, socket.SOCK_DGRAM)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(src)
+                s.setblocking(False)
+                socks.append((s, dst))
+            except OSError:
+                pass
+        while self.alive():
+            for s, dst in socks:
+                for _ in range(5):
+                    try:
+                        s.sendto(b"x" * 32, dst)
+                        self.stats["packets"] += 1
+                    except OSError:
+                        self.stats["packets_refused"] += 1
+            time.sleep(0.02)
+
+
+class NetnsWorker(Worker):
+    """Children, each in a network namespace of its own, fuzz and die with
+    a load, a dump and filters left behind: the namespace goes with them."""
+
+    def loop(self):
+        while self.alive():
+            rd, wr = os.pipe()
+            seed = self.rng.getrandbits(32)
+            pid = os.fork()
+            if pid == 0:
+                os.close(rd)
+                code = 0
+                try:
+                    code = self.child(wr, seed)
+                except BaseException:
+                    traceback.print_exc()
+                    code = 3
+                os._exit(code)
+            os.close(wr)
+            data = b""
+            while True:
+                c = os.read(rd, 1 << 16)
+                if not c:
+                    break
+                data += c
+            os.close(rd)
+            status = reap(pid, self.ctx.timeout)
+            if status is None:
+                self.anomaly("netns child stuck in the kernel (its namespace "
+                             "going away?)", b"")
+                break
+            if os.WIFSIGNALED(status) or os.WEXITSTATUS(status) not in (0,):
+                self.anomaly("netns child died: status %#x" % status, b"")
+            if data:
+                res = json.loads(data)
+                self.stats.update(res["stats"])
+                self.by_cmd.update(res["by_cmd"])
+                self.by_err.update(res["by_err"])
+                self.ms.update(res["ms"])
+                self.anomalies += res["anomalies"]
+                self.stats["anomalies"] = len(self.anomalies)
+            self.stats["netns"] += 1
+
+    def child(self, wr, seed):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
+        self.rng.seed(seed)
+        # count only this child's work: the parent adds it to its own
+        self.stats = collections.Counter()
+        self.by_cmd = collections.Counter()
+        self.by_err = collections.Counter()
+        self.ms = collections.Counter()
+        self.anomalies = []
+        fid, rng = self.ctx.fid, self.rng
+        end = min(self.ctx.deadline, time.monotonic() + rng.uniform(1, 4))
+        self.new_conn()
+        keep = []
+        for i in range(3):
+            nm = nlattr(A["NAME"], ("fz%d" % i).encode() + b"\0")
+            self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                          nlattr(A["FAMILY"], b"\3") +
+                          nlattr(A["HOOK"], bytes([rng.randrange(5)])) +
+                          nlattr(A["ACTION"], bytes([rng.randrange(3)]))))
+            body = b"".join(self.gen.raw_entry(True) for _ in range(20))
+            self.one(genl(fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0, nm + body))
+        if self.ctx.images:
+            hdr, table = self.ctx.images[0]
+            c2 = Conn(fid, self.ctx.timeout)
+            keep.append(c2)
+            for m in load_msgs(fid, "fz9", hdr, table)[:rng.randrange(1, 3)]:
+                self.send(m, c2)
+        c3 = Conn(fid, self.ctx.timeout, rcvbuf=1024)
+        keep.append(c3)
+        c3.s.send(genl(fid, C["SAVE"], F_REQUEST | F_ACK | F_DUMP, 1,
+                       nlattr(A["NAME"], b"fz0\0")))
+        u4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        while time.monotonic() < end:
+            data, _ = self.gen.structured()
+            data = self.gen.fixup(data)
+            if data is not None:
+                self.send(data)
+            u4.sendto(b"y", ("127.0.0.1", rng.randrange(1, 65536)))
+        os.write(wr, json.dumps(self.result()).encode())
+        os.close(wr)
+        return 0   # exit with the sockets open: the namespace dies with us
+
+
+class KnownWorker(Worker):
+    """Tests the known entries with pyroute2 every few seconds (once if
+    started after the deadline)."""
+
+    def run(self):
+        gs = resolve_family()
+        try:
+            while True:
+                for k in self.ctx.known:
+                    try:
+                        lost = k.check(gs, self.ctx.timeout)
+                    except Exception as e:
+                        self.anomaly("known %s: %r" % (k.name, e), b"")
+                        gs.close()
+                        gs = resolve_family()
+                        continue
+                    self.stats["known_checks"] += 1
+                    if lost:
+                        self.anomaly("known %s: %d of %d entries lost" %
+                                     (k.name, lost, len(k.entries)), b"")
+                        self.stats["lost_known"] = max(
+                            self.stats["lost_known"], lost)
+                        self.lost = max(self.lost, lost)
+                if not self.alive():
+                    break
+                time.sleep(3)
+        finally:
+            gs.close()
+
+
+WORKERS = {"struct": StructWorker, "mutate": MutateWorker,
+           "churn": ChurnWorker, "dump": DumpWorker, "race": RaceWorker,
+           "model": ModelWorker, "traffic": TrafficWorker,
+           "netns": NetnsWorker, "known": KnownWorker}
+
+
+# ---------------------------------------------------------------------------
+# Known entries: pyroute2 end to end
+
+class Known:
+    def __init__(self, spec):
+        name, path = spec.split("=", 1)
+        self.name = name
+        self.entries = [parse_flow(ln) for ln in open(path)
+                        if ln.strip() and not ln.startswith("#")]
+
+    def check(self, gs, timeout):
+        """Entries that test absent, via pyroute2 (request, reply, decode)."""
+        lost = 0
+        for i in range(0, len(self.entries), 500):
+            part = self.entries[i:i + 500]
+            attrs = [("NAME", self.name)] + [("ENTRY", e) for e in part]
+            m = nfcmsg()
+            m["cmd"] = C["TEST_ENTRIES"]
+            m["version"] = 1
+            m["attrs"] = [("NFC_A_" + k, v if k != "ENTRY" else
+                           {"attrs": [("NFC_ENTRY_A_" + a, b) for a, b in v]})
+                          for k, v in attrs]
+            gs.settimeout(timeout)
+            reply = gs.nlm_request(m, msg_type=gs.prid, msg_flags=F_REQUEST)
+            bm = reply[0].get_attr("NFC_A_TEST_BITMAP")
+            hits = reply[0].get_attr("NFC_A_TEST_HITS")
+            if reply[0].get_attr("NFC_A_BATCH_DONE") != len(part):
+                raise Anomaly("known %s: TEST did %s of %d" %
+                              (self.name, reply[0].get_attr("NFC_A_BATCH_DONE"),
+                               len(part)))
+            lost += len(part) - hits
+            if sum(bin(b).count("1") for b in bm) != hits:
+                raise Anomaly("known %s: bitmap and hits disagree" % self.name)
+        return lost
+
+
+# ---------------------------------------------------------------------------
+# The run
+
+class Ctx:
+    pass
+
+
+def resolve_family():
+    gs = GenericNetlinkSocket()
+    gs.bind("nf_cuckoo", nfcmsg)
+    return gs
+
+
+def grab_images(ctx):
+    """A few real image headers for the generators: save small filters."""
+    w = Worker("setup", ctx, ctx.seed)
+    w.new_conn(ext_ack=True, cap_ack=False)
+    for i, (fam, cap, fp, b) in enumerate([(3, 16, 12, 4), (1, 100, 8, 2),
+                                          (2, 1000, 32, 8)]):
+        nm = nlattr(A["NAME"], b"fzimg%d\0" % i)
+        w.one(genl(ctx.fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                   nlattr(A["FAMILY"], bytes([fam])) +
+                   nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
+                   nlattr(A["FP_BITS"], bytes([fp])) +
+                   nlattr(A["BUCKET_SIZE"], bytes([b])) +
+                   nlattr(A["ENABLED"], b"\0")))
+        body = b"".join(w.gen.raw_entry(True) for _ in range(cap // 2))
+        w.one(genl(ctx.fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0, nm + body))
+        img = save_image(w, "fzimg%d" % i)
+        if img:
+            ctx.images.append(img)
+        w.one(genl(ctx.fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
+    w.conn.close()
+    return w
+
+
+def start_worker(ctx, kind, idx):
+    rd, wr = os.pipe()
+    seed = (ctx.seed * 1000003 + idx * 7919) & 0xffffffff
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        w = WORKERS[kind]("%s%d" % (kind, idx), ctx, seed)
+        code = 0
+        try:
+            w.run()
+        except Exception:
+            w.anomaly("worker crashed: %s" % traceback.format_exc(), b"")
+            code = 1
+        with os.fdopen(wr, "w") as f:
+            json.dump(w.result(), f)
+        os._exit(code)
+    os.close(wr)
+    return {"pid": pid, "rd": rd, "kind": kind, "name": "%s%d" % (kind, idx),
+            "buf": b"", "res": None, "status": None}
+
+
+def wait_workers(ctx, workers, hard_deadline, anomalies):
+    """Collect the workers' results; the ones still running at
+    hard_deadline are reported (hung in the kernel?) and killed.  The
+    parent itself makes no netlink call while they run: a wedged kernel
+    must not take the report with it."""
+    while any(w["status"] is None for w in workers):
+        fds = [w["rd"] for w in workers if w["status"] is None]
+        r, _, _ = select.select(fds, [], [], 0.5)
+        for w in workers:
+            if w["rd"] in r:
+                c = os.read(w["rd"], 1 << 16)
+                w["buf"] += c
+                if not c:
+                    st = reap(w["pid"], ctx.timeout)
+                    if st is None:
+                        anomalies.append({"worker": w["name"], "what":
+                                          "stuck in the kernel on its way "
+                                          "out (a lock held by a dead task?)"})
+                        st = -1
+                    w["status"] = st
+                    os.close(w["rd"])
+        if time.monotonic() < hard_deadline:
+            continue
+        for w in workers:
+            if w["status"] is not None:
+                continue
+            anomalies.append({"worker": w["name"], "what":
+                              "still running %.0f s after its deadline "
+                              "(hung in the kernel?)" % ctx.grace,
+                              "datagram": last_message(ctx, w["name"])})
+            os.kill(w["pid"], signal.SIGKILL)
+            for _ in range(100):
+                if os.waitpid(w["pid"], os.WNOHANG)[0]:
+                    break
+                time.sleep(0.1)
+            else:
+                anomalies.append({"worker": w["name"], "what":
+                                  "unkillable after SIGKILL (stuck in the "
+                                  "kernel)"})
+            w["status"] = -1
+
+
+def merge(ctx, workers, anomalies, total):
+    lost = 0
+    for w in workers:
+        st = w["status"]
+        if st != -1 and (os.WIFSIGNALED(st) or os.WEXITSTATUS(st)):
+            anomalies.append({"worker": w["name"], "what":
+                              "exited with status %#x (killed by an oops?)" % st,
+                              "datagram": last_message(ctx, w["name"])})
+        try:
+            res = json.loads(w["buf"]) if w["buf"] else None
+        except ValueError:
+            res = None
+        if res is None:
+            anomalies.append({"worker": w["name"], "what": "no result"})
+            continue
+        for k in ("stats", "by_cmd", "by_err", "ms"):
+            total[k].update(res[k])
+        anomalies += res["anomalies"]
+        lost += res["lost"]
+        total["per_worker"][w["name"]] = res["stats"].get("messages", 0)
+    return lost
+
+
+def run(args):
+    ctx = Ctx()
+    ctx.seed = args.seed
+    ctx.timeout = args.reply_timeout
+    ctx.tmp = args.tmp
+    ctx.save_dir = args.save_anomalies
+    ctx.toggle_ceiling = args.toggle_ceiling
+    ctx.race_scen = args.race.split(",") if args.race else None
+    ctx.ceiling_path = "/sys/module/nf_cuckoo/parameters/netns_mem_max_mb"
+    ctx.known = [Known(k) for k in args.known]
+    ctx.model_names = ["MODEL-a", "MODEL-b", "MODEL-r"]
+    ctx.protect = [k.name for k in ctx.known] + ctx.model_names
+    ctx.pool = ["fz%d" % i for i in range(args.pool)]
+    # the race and model workers' own: exact expectations need privacy
+    ctx.race_names = ["RACE%d-%s" % (i, n)
+                      for i in range(len(args.workers.split(",")))
+                      for n in ("0", "1", "src")]
+    ctx.protect += ctx.race_names
+    ctx.images = []
+    ctx.grace = max(120.0, args.seconds)
+    os.makedirs(ctx.tmp, exist_ok=True)
+    gs = resolve_family()
+    ctx.fid = gs.prid
+    gs.close()
+    print("# genl_fuzz: seed %d, %d s, family id %d, workers %s" %
+          (args.seed, args.seconds, ctx.fid, args.workers), flush=True)
+    setup = grab_images(ctx)
+    if setup.anomalies or len(ctx.images) < 3:
+        print("# genl_fuzz: setup failed (%d images, %d anomalies)" %
+              (len(ctx.images), len(setup.anomalies)), file=sys.stderr)
+        return 1, None
+    t0 = time.monotonic()
+    ctx.deadline = t0 + args.seconds
+    kinds = args.workers.split(",") + (["known"] if ctx.known else [])
+    workers = [start_worker(ctx, kind, i) for i, kind in enumerate(kinds)]
+    anomalies = []
+    wait_workers(ctx, workers, ctx.deadline + ctx.grace, anomalies)
+    elapsed = time.monotonic() - t0
+    if ctx.known:   # once more, after everything stopped
+        final = [start_worker(ctx, "known", len(kinds))]
+        wait_workers(ctx, final, time.monotonic() + ctx.grace, anomalies)
+        workers += final
+    total = {"stats": collections.Counter(), "by_cmd": collections.Counter(),
+             "by_err": collections.Counter(), "ms": collections.Counter(),
+             "per_worker": {}}
+    lost = merge(ctx, workers, anomalies, total)
+    st = total["stats"]
+    report = {
+        "seed": args.seed, "seconds": round(elapsed, 1),
+        "messages": st["messages"], "datagrams": st["datagrams"],
+        "per_second": round(st["messages"] / max(elapsed, 1), 1),
+        "by_cmd": dict(sorted(total["by_cmd"].items())),
+        "by_errno": dict(sorted(total["by_err"].items())),
+        "ms_by_cmd": dict(sorted(total["ms"].items())),
+        "stats": dict(sorted(st.items())),
+        "per_worker": total["per_worker"],
+        "known_checks": st["known_checks"],
+        "known_entries": sum(len(k.entries) for k in ctx.known),
+        "lost_known": st["lost_known"],
+        "lost_model": st["lost_model"],
+        "lost": lost,
+        "anomalies": len(anomalies),
+    }
+    # every command of the interface was sent (a fuzzer too slow, or one
+    # that lost a command, must not pass quietly)
+    if set(kinds) & {"struct", "mutate"}:
+        missing = [c for c in SPEC if not total["by_cmd"].get(c)]
+        if missing:
+            anomalies.append({"worker": "all", "what": "commands never sent: "
+                              + " ".join(missing)})
+            report["anomalies"] = len(anomalies)
+    for a in anomalies[:30]:
+        print("# anomaly: %s: %s" % (a.get("worker"), a.get("what")),
+              file=sys.stderr)
+        if a.get("datagram"):
+            print("#   %s" % a["datagram"][:512], file=sys.stderr)
+    return (0 if not anomalies and not lost else 1), report
+
+
+def last_message(ctx, name):
+    try:
+        with open(os.path.join(ctx.tmp, "last-%s" % name), "rb") as f:
+            b = f.read()
+        n, = struct.unpack_from("=I", b)
+        return b[4:4 + min(n, 2048)].hex()
+    except (OSError, struct.error):
+        return ""
+
+
+# ---------------------------------------------------------------------------
+# Corpus replay
+
+def step_bytes(fid, st):
+    """A message step's datagram: "datagram" (hex; every nlmsg type from
+    0x10 up but 0xfffe becomes the family's id, which differs from boot to
+    boot) or "cmd" (name or number), "flags", "attrs" (hex), "repeat_attrs"
+    ({"hex", "times"}), "attrs_after", "zero_attrs" ([[type, length]]),
+    "version", "len_delta" (see corpus/README.md)."""
+    if "datagram" in st:
+        b = bytearray.fromhex(st["datagram"])
+        for off, ln, mtype, flags, seq in frame(bytes(b)):
+            if mtype >= NLMSG_MIN_TYPE and mtype != 0xfffe:
+                struct.pack_into("=H", b, off + 4, fid)
+        return bytes(b)
+    cmd = st["cmd"]
+    cmd = C[cmd] if isinstance(cmd, str) else cmd
+    flags = 0
+    for f in st.get("flags", ["REQUEST", "ACK"]):
+        flags |= {"REQUEST": F_REQUEST, "ACK": F_ACK, "DUMP": F_DUMP,
+                  "ECHO": F_ECHO, "ROOT": F_ROOT, "ATOMIC": F_ATOMIC}[f]
+    attrs = bytes.fromhex(st.get("attrs", ""))
+    rep = st.get("repeat_attrs")
+    if rep:
+        attrs += bytes.fromhex(rep["hex"]) * rep["times"]
+    attrs += bytes.fromhex(st.get("attrs_after", ""))
+    for t, n in st.get("zero_attrs", []):   # [type, length]: n zero bytes
+        attrs += nlattr(t, bytes(n))
+    g = genl(fid, cmd, flags, 0, attrs, version=st.get("version", 1))
+    if "len_delta" in st:
+        g = bytearray(g)
+        struct.pack_into("=I", g, 0, (len(g) + st["len_delta"]) & 0xffffffff)
+        g = bytes(g)
+    return g
+
+
+def expect_ok(want, r):
+    """Does a Req's outcome match "expect": "any", "reply" (a reply
+    message came), "none" (no answer), "OK", an errno name, or a list?"""
+    if want == "any":
+        return True
+    if isinstance(want, list):
+        return any(expect_ok(w, r) for w in want)
+    if want == "reply":
+        return bool(r and r.msgs)
+    got = r.outcome() if r else None
+    if want == "none":
+        return got is None
+    want = 0 if want == "OK" else -getattr(errno, want)
+    return got == want
+
+
+def outcome_name(r, msg=False):
+    """"OK", an errno name or "none"; with msg, the ext ack message too."""
+    if r is None or r.outcome() is None:
+        return "none"
+    name = "OK" if r.outcome() == 0 else errname(r.outcome())
+    if msg:
+        for x in r.extack:
+            if NLMSGERR_ATTR_MSG in x:
+                name += " (%s)" % x[NLMSGERR_ATTR_MSG][:-1].decode()
+    return name
+
+
+class Replay:
+    """Runs a corpus case's steps on one socket (in a fresh namespace)."""
+
+    def __init__(self, fid, timeout):
+        self.fid = fid
+        self.timeout = timeout
+        self.conn = Conn(fid, timeout)
+        self.images = {}
+        self.problems = []
+
+    def step(self, i, st):
+        """One step; False if it failed (a problem is recorded)."""
+        where = "step %s%s" % (i, " (%s)" % st["note"] if "note" in st else "")
+        try:
+            if "parallel" in st:
+                return self.parallel(where, st)
+            if "save" in st:
+                img = self.save(st["save"])
+                if img is None:
+                    self.problems.append("%s: SAVE of %s failed" %
+                                         (where, st["save"]))
+                    return False
+                self.images[st["as"]] = img
+                return True
+            if "load" in st:   # BEGIN (header "patch"ed), chunks, END
+                hdr, table = self.images[st["image"]]
+                hdr = bytearray(hdr)
+                for off, hx in st.get("patch", []):
+                    hdr[off:off + len(bytes.fromhex(hx))] = bytes.fromhex(hx)
+                msgs = load_msgs(self.fid, st["load"], bytes(hdr), table,
+                                 chunk=st.get("chunk"),
+                                 extra=bytes.fromhex(st.get("begin_attrs", "")))
+                chunks = msgs[1:-1][:st.get("chunks", len(msgs))]
+                msgs = msgs[:1] + chunks + msgs[-1:] if st.get("end", True) \
+                    else msgs[:1] + chunks
+                want = st.get("expect", "OK")
+                for j, m in enumerate(msgs):
+                    r = self.conn.transact(m)[0]
+                    last = j == len(msgs) - 1
+                    if r.outcome() != 0 or last:
+                        if not expect_ok(want, r) or not last and want == "OK":
+                            self.problems.append(
+                                "%s: load message %d of %d answered %s, want "
+                                "%s" % (where, j + 1, len(msgs),
+                                        outcome_name(r), want))
+                            return False
+                        break
+                return True
+            for _ in range(st.get("times", 1)):
+                reqs = self.conn.transact(step_bytes(self.fid, st))
+                r = reqs[0] if reqs else None
+                want = st.get("expect", "any")
+                if not expect_ok(want, r):
+                    self.problems.append("%s: got %s, want %s" %
+                                         (where, outcome_name(r, True), want))
+                    return False
+                if "items" in st and self.items(r) != st["items"]:
+                    self.problems.append("%s: %s items, want %d" %
+                                         (where, self.items(r), st["items"]))
+                    return False
+            return True
+        except Anomaly as e:
+            self.problems.append("%s: %s" % (where, e))
+            self.conn.close()
+            self.conn = Conn(self.fid, self.timeout)
+            return False
+
+    @staticmethod
+    def items(r):
+        if not r or not r.msgs:
+            return None
+        st, _ = walk_attrs(r.msgs[0][1][1][A["STATS"]][0])
+        a = r.msgs[0][1][1][A["STATS"]][0]
+        for t, o, ln in st:
+            if t & NLA_TYPE_MASK == S["ITEMS"]:
+                return u(a[o:o + ln], 8)
+        return None
+
+    def save(self, name):
+        reqs = self.conn.transact(genl(self.fid, C["SAVE"],
+                                       F_REQUEST | F_ACK | F_DUMP, 0,
+                                       nlattr(A["NAME"], name.encode() + b"\0")))
+        r = reqs[0]
+        if r.outcome() != 0 or not r.msgs:
+            return None
+        a = [m[1][1] for m in r.msgs]
+        return a[0][A["IMAGE_HEADER"]][0], b"".join(x[A["CHUNK_DATA"]][0]
+                                                     for x in a[1:])
+
+    def parallel(self, where, st):
+        """Two messages sent at once by two processes sharing the socket,
+        "rounds" times, each round after "setup" and before "after" steps;
+        "outcomes" lists the pairs of outcomes allowed."""
+        shm = mmap.mmap(-1, 1 << 20)
+        pipes, pids = [], []
+        for j in range(2):
+            rd, wr = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(wr)
+                RaceWorker.helper(j, rd, self.conn.s, shm)
+                os._exit(0)
+            os.close(rd)
+            pipes.append(wr)
+            pids.append(pid)
+        ok = True
+        try:
+            for rnd in range(st.get("rounds", 1)):
+                for j, s2 in enumerate(st.get("setup", [])):
+                    if not self.step("%s.setup%d" % (rnd, j), s2):
+                        return False
+                conn = self.conn
+                da, ra = conn.prepare(step_bytes(self.fid, st["parallel"][0]))
+                db, rb = conn.prepare(step_bytes(self.fid, st["parallel"][1]))
+                RaceWorker.fire(shm, pipes, da, db)
+                reqs = {ra[0].seq: ra[0], rb[0].seq: rb[0]}
+                deadline = time.monotonic() + self.timeout
+                while any(not r.acks for r in reqs.values()):
+                    for mtype, flags, seq, m in conn.recv_msgs(deadline):
+                        if seq not in reqs:
+                            raise Anomaly("reply for seq %d never sent" % seq)
+                        conn.take(reqs[seq], mtype, flags, m)
+                for r in reqs.values():
+                    check_req(r)
+                outs = sorted(outcome_name(r) for r in (ra[0], rb[0]))
+                allowed = [sorted(x) for x in st.get("outcomes", [])]
+                if allowed and outs not in allowed:
+                    self.problems.append("%s round %d: outcomes %s, want one "
+                                         "of %s" % (where, rnd, outs, allowed))
+                    return False
+                for j, s2 in enumerate(st.get("after", [])):
+                    if not self.step("%s.after%d" % (rnd, j), s2):
+                        return False
+            return ok
+        except Anomaly as e:
+            self.problems.append("%s: %s" % (where, e))
+            return False
+        finally:
+            for wr in pipes:
+                try:
+                    os.write(wr, b"q")
+                except OSError:
+                    pass
+                os.close(wr)
+            for pid in pids:
+                status = reap(pid, self.timeout)
+                if status is None:
+                    self.problems.append("%s: helper stuck in the kernel"
+                                         % where)
+                elif status:
+                    self.problems.append("%s: helper exited with status %#x "
+                                         "(killed by an oops?)" %
+                                         (where, status))
+
+
+def replay_case(path, fid, timeout):
+    """Run one corpus case in a fresh network namespace; its problems."""
+    case = json.load(open(path))
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        problems = []
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.unshare(CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+            rp = Replay(fid, timeout)
+            for i, st in enumerate(case["steps"]):
+                if not rp.step(i, st):
+                    break
+            problems = rp.problems
+        except Exception:
+            problems.append("replay crashed: " + traceback.format_exc())
+        os.write(wr, json.dumps(problems).encode())
+        os.close(wr)   # before the sockets: closing them may hang
+        os._exit(0)
+    os.close(wr)
+    data = b""
+    while True:
+        c = os.read(rd, 1 << 16)
+        if not c:
+            break
+        data += c
+    os.close(rd)
+    res = json.loads(data) if data else ["replay gave no result"]
+    st = reap(pid, timeout)
+    if st is None:
+        res.append("the replay process is stuck in the kernel on its way "
+                   "out (a lock held by a dead task?)")
+    elif os.WIFSIGNALED(st):
+        res.append("replay process killed by signal %d" % os.WTERMSIG(st))
+    return res
+
+
+def reap(pid, timeout):
+    """waitpid() for at most timeout seconds: a process stuck in the
+    kernel (in D state) never ends.  Its status, or None."""
+    end = time.monotonic() + timeout
+    while True:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return st
+        if time.monotonic() > end:
+            return None
+        time.sleep(0.1)
+
+
+def replay(paths, timeout):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p)
+                            if f.endswith(".json"))
+        else:
+            files.append(p)
+    gs = resolve_family()
+    fid = gs.prid
+    gs.close()
+    failed = 0
+    for f in files:
+        problems = replay_case(f, fid, timeout)
+        name = os.path.basename(f)
+        if problems:
+            failed += 1
+            print("not ok - corpus %s" % name)
+            for p in problems:
+                print("#   %s" % p)
+        else:
+            print("ok - corpus %s" % name)
+    print("# corpus: %d cases, %d failed" % (len(files), failed))
+    return 1 if failed or not files else 0
+
+
+def write_known(path, count, seed):
+    """count distinct flows, IPv4 and IPv6, as cfctl entry lines."""
+    rng = random.Random(seed)
+    seen = set()
+    with open(path, "w") as f:
+        while len(seen) < count:
+            proto = rng.choice(["tcp", "udp", "132"])
+            sp, dp = rng.randrange(65536), rng.randrange(65536)
+            if rng.random() < 0.5:
+                s = "%s:%d" % (socket.inet_ntop(socket.AF_INET,
+                                                rng.getrandbits(32).to_bytes(4, "big")), sp)
+                d = "%s:%d" % (socket.inet_ntop(socket.AF_INET,
+                                                rng.getrandbits(32).to_bytes(4, "big")), dp)
+            else:
+                s = "[%s]:%d" % (socket.inet_ntop(socket.AF_INET6,
+                                                  rng.getrandbits(128).to_bytes(16, "big")), sp)
+                d = "[%s]:%d" % (socket.inet_ntop(socket.AF_INET6,
+                                                  rng.getrandbits(128).to_bytes(16, "big")), dp)
+            line = "%s %s %s" % (proto, s, d)
+            if line not in seen:
+                seen.add(line)
+                f.write(line + "\n")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--workers", default="struct,struct,mutate,churn,dump,"
+                    "race,model,netns,traffic",
+                    help="comma-separated: " + ",".join(WORKERS))
+    ap.add_argument("--known", action="append", default=[],
+                    metavar="NAME=FILE", help="a filter holding FILE's entries "
+                    "(cfctl lines) that must survive; never fuzzed")
+    ap.add_argument("--pool", type=int, default=6,
+                    help="filter names fz0.. the workers aim at")
+    ap.add_argument("--reply-timeout", type=float, default=60)
+    ap.add_argument("--race", metavar="SCEN,...",
+                    help="race scenarios to run (default: all): " +
+                    ",".join(sorted(set(RaceWorker.SCEN))))
+    ap.add_argument("--toggle-ceiling", action="store_true",
+                    help="let churn change netns_mem_max_mb (restored)")
+    ap.add_argument("--tmp", default="/tmp/genl_fuzz.%d" % os.getpid())
+    ap.add_argument("--save-anomalies", metavar="DIR")
+    ap.add_argument("--json", metavar="FILE", help="write the report there")
+    ap.add_argument("--replay", nargs="+", metavar="PATH")
+    ap.add_argument("--write-known", metavar="FILE")
+    ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--check-uapi", action="store_true",
+                    help="only check the tables against the uapi header")
+    args = ap.parse_args()
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "little")
+    bad = check_uapi(UAPI) if os.path.exists(UAPI) else \
+        ["uapi header not found at %s" % UAPI]
+    if bad:
+        for b in bad:
+            print("genl_fuzz: the fuzzer does not cover the uapi: %s" % b,
+                  file=sys.stderr)
+        return 2
+    if args.check_uapi:
+        return 0
+    if args.write_known:
+        return write_known(args.write_known, args.count, args.seed)
+    if args.replay:
+        return replay(args.replay, args.reply_timeout)
+    for w in args.workers.split(","):
+        if w not in WORKERS:
+            ap.error("unknown worker %s" % w)
+    code, report = run(args)
+    if report:
+        print("# genl_fuzz: %s" % json.dumps(report), flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
