@@ -8,22 +8,26 @@
 # UBSAN, BUG or WARNING report in the kernel log, or any leak kmemleak
 # finds after the module is gone (selftests/run_in_vm.sh checks both).
 #
-#   check-debug.sh [--if-cached] [--timeout SECONDS]
+#   check-debug.sh [--if-cached] [--timeout SECONDS] [--tests "T..."]
 #
 # --if-cached  (what `make check` uses) run only if the debug kernel is
 #              already built, else print one skipped TAP point saying so;
 #              the first build takes about 20 minutes on 2 cores.
 # --timeout    for the whole VM run (default 7200: the debug kernel under
 #              emulation runs the suite some 5-10 times slower)
+# --tests      only these selftests (names as in `make -C selftests list`),
+#              e.g. --tests "pkt_host.sh fault_fill.sh" to rerun failures
 
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IF_CACHED=0
 TIMEOUT=7200
+TESTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--if-cached) IF_CACHED=1; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
+	--tests) TESTS=(--env "NFC_TESTS=${2:?}"); shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "check-debug.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -69,5 +73,5 @@ done
 # log a lot: a bigger VM and log buffer than the plain run's.
 exec "$REPO/selftests/vm/vm.sh" --kernel-dir "$KDIR" --mem 3072 \
 	--timeout "$TIMEOUT" --cwd "$REPO" --append "log_buf_len=16M" \
-	--env CFT_TIMEOUT=3600 -- \
+	--env CFT_TIMEOUT=3600 ${TESTS[@]+"${TESTS[@]}"} -- \
 	"$REPO/selftests/run_in_vm.sh" "$MOD/nf_cuckoo.ko"

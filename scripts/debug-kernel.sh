@@ -13,16 +13,19 @@
 # The build is cached under build/debug-kernel/<key>/ (or
 # $NFC_DEBUG_KERNEL_DIR/<key>/), where <key> is a checksum of the config
 # fragment, the linux-source-6.1 package version and the compiler: only
-# the first run pays (about 20 minutes on 2 cores).  The directory holds
-# what selftests/vm/vm.sh --kernel-dir boots (vmlinuz, lib/modules/<ver>/)
-# and the configured tree (src/) that modules are built against, which
-# lib/modules/<ver>/build points to.
+# the first run pays (about 20 minutes on 2 idle cores).  The directory
+# holds what selftests/vm/vm.sh --kernel-dir boots (vmlinuz,
+# lib/modules/<ver>/); lib/modules/<ver>/build points to the configured
+# tree that modules are built against, build/debug-kernel/src/, which
+# stays at that path: a change of the fragment rebuilds only what the
+# changed options touch, and replaces the kernel of the old key.
 
 set -euo pipefail
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 REPO=$(cd "$(dirname "$SELF")/.." && pwd)
 FRAGMENT=$REPO/scripts/debug-kernel.config
 TOP=${NFC_DEBUG_KERNEL_DIR:-$REPO/build/debug-kernel}
+TREE=$TOP/src/linux-source-6.1
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 BUILD_PKGS=(linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev
 	    cpio kmod xz-utils)
@@ -54,12 +57,45 @@ cache_key() {
 		sha256sum | cut -c1-16
 }
 
-# The cached directory, if complete.
-cached() {
-	local dir=$TOP/$(cache_key)
+# The source and compiler the tree was built with: another of either
+# means a fresh tree.
+tree_base() {
+	local srcver
 
-	[ -f "$dir/.done" ] || return 1
+	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+		srcver=none
+	{ echo "$srcver"; gcc --version | head -1; } | sha256sum | cut -c1-16
+}
+
+# The cached directory, if complete and the tree is still configured
+# for it (modules are built against the tree).
+cached() {
+	local key dir
+
+	key=$(cache_key)
+	dir=$TOP/$key
+	[ -f "$dir/.done" ] && [ "$(cat "$TREE/.nfc-key" 2>/dev/null)" = "$key" ] ||
+		return 1
 	echo "$dir"
+}
+
+# The tree, unpacked once and kept at one path: objtool and the
+# objects' dependencies record it, so a tree that moved is rebuilt
+# whole, while one that stays rebuilds only what a changed option
+# touches (an interrupted build goes on where it stopped, too).
+ensure_tree() {
+	local base
+
+	base=$(tree_base)
+	if [ -f "$TREE/Makefile" ] && [ "$(cat "$TOP/src/base" 2>/dev/null)" = "$base" ]; then
+		return 0
+	fi
+	rm -rf "$TOP/src"
+	mkdir -p "$TOP/src"
+	log "unpacking $TARBALL into $TOP/src"
+	tar -xf "$TARBALL" -C "$TOP/src"
+	[ -f "$TREE/Makefile" ] || die "no kernel tree in $TARBALL"
+	echo "$base" >"$TOP/src/base"
 }
 
 configure() {
@@ -96,7 +132,7 @@ configure() {
 }
 
 build() {
-	local key dir tree kver start
+	local key dir kver start d
 
 	if dir=$(cached); then
 		echo "$dir"
@@ -107,28 +143,27 @@ build() {
 	key=$(cache_key)
 	dir=$TOP/$key
 	start=$(date +%s)
-	tree=$dir/src/linux-source-6.1
-	# An interrupted build goes on where it stopped (Kbuild rebuilds
-	# what a changed option touches, and only that).
-	if [ ! -f "$tree/Makefile" ]; then
-		rm -rf "$dir"
-		mkdir -p "$dir/src"
-		log "unpacking $TARBALL into $dir/src"
-		tar -xf "$TARBALL" -C "$dir/src"
-		[ -f "$tree/Makefile" ] || die "no kernel tree in $TARBALL"
-	fi
-	configure "$tree"
-	log "building (about 20 minutes on 2 cores; log: $dir/build.log)"
-	make -C "$tree" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1 ||
+	ensure_tree
+	rm -f "$TREE/.nfc-key"
+	# Kernels of other fragments: the tree is no longer theirs.
+	for d in "$TOP"/*/; do
+		d=${d%/}
+		[[ ${d##*/} =~ ^[0-9a-f]{16}$ ]] && rm -rf "$d"
+	done
+	mkdir -p "$dir"
+	configure "$TREE"
+	log "building (about 20 minutes on 2 cores the first time; log: $dir/build.log)"
+	make -C "$TREE" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1 ||
 		{ tail -40 "$dir/build.log" >&2; die "kernel build failed"; }
-	kver=$(make -s -C "$tree" kernelrelease)
-	make -C "$tree" INSTALL_MOD_PATH="$dir" modules_install \
+	kver=$(make -s -C "$TREE" kernelrelease)
+	make -C "$TREE" INSTALL_MOD_PATH="$dir" modules_install \
 		>>"$dir/build.log" 2>&1 || die "modules_install failed"
 	mkdir -p "$dir/lib/modules/$kver"
-	ln -sfn "$tree" "$dir/lib/modules/$kver/build"
+	ln -sfn "$TREE" "$dir/lib/modules/$kver/build"
 	depmod -b "$dir" "$kver"
-	cp "$tree/arch/x86/boot/bzImage" "$dir/vmlinuz"
-	cp "$tree/.config" "$dir/config"
+	cp "$TREE/arch/x86/boot/bzImage" "$dir/vmlinuz"
+	cp "$TREE/.config" "$dir/config"
+	echo "$key" >"$TREE/.nfc-key"
 	echo "$kver" >"$dir/.done"
 	log "built $kver in $(($(date +%s) - start)) s"
 	echo "$dir"

@@ -384,7 +384,7 @@ build_initramfs() {
 		esac
 		echo "$m" >>"$stage/modules.list"
 	done
-	log "initramfs modules: $(xargs -n1 basename <"$stage/modules.list" |
+	log "initramfs modules: $(xargs -r -n1 basename <"$stage/modules.list" |
 		tr '\n' ' ')"
 
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
