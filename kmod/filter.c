@@ -407,7 +407,7 @@ int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
 
 	*abort = false;
 	mutex_lock(&f->lock);
-	if (f->dead) {
+	if (f->dead || f->load_aborted) {
 		err = -ENOENT;
 	} else if (!f->loading) {
 		err = -EINVAL;
@@ -423,6 +423,7 @@ int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
 			f->load_off += len;
 		*abort = err != 0;
 	}
+	f->load_aborted |= *abort;
 	mutex_unlock(&f->lock);
 	return err;
 }
@@ -442,7 +443,7 @@ int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
 
 	*abort = false;
 	mutex_lock(&f->lock);
-	if (f->dead) {
+	if (f->dead || f->load_aborted) {
 		err = -ENOENT;
 	} else if (!f->loading) {
 		err = -EINVAL;
@@ -456,6 +457,8 @@ int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
 		*abort = err != 0;
 		nfc_gen_bump(&f->gen);
 	}
+	/* What comes between this and the removal finds it gone already. */
+	f->load_aborted |= *abort;
 	mutex_unlock(&f->lock);
 	return err;
 }

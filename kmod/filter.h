@@ -118,6 +118,7 @@ struct nfc_filter {
 	s32 priority;
 	u8 hook;
 	bool loading;
+	bool load_aborted;	/* a failed load, about to be removed */
 	bool dead;
 	char name[NFC_NAME_MAXLEN];
 };
