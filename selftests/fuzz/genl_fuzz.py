@@ -1586,21 +1586,10 @@ class RaceWorker(Worker):
                 if self.anomalies:
                     break   # helpers hold the old socket: one report is enough
         finally:
-            for wr in pipes:
-                try:
-                    os.write(wr, b"q")
-                except OSError:
-                    pass
-                os.close(wr)
-            for pid in helpers:
-                st = reap(pid, self.ctx.timeout)
-                if st is None:
-                    self.anomaly("race helper stuck in the kernel",
-                                 self.lastsent)
-                elif st:
-                    self.anomaly("race helper exited with status %#x "
-                                 "(killed by an oops?)" % st,
-                                 self.lastsent)
+            for st in release_helpers(pipes, helpers, self.ctx.timeout):
+                why = helper_trouble(st)
+                if why:
+                    self.anomaly("race helper " + why, self.lastsent)
             if not self.anomalies:
                 self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], src.encode() + b"\0")))
@@ -2478,21 +2467,10 @@ class Replay:
             self.problems.append("%s: %s" % (where, e))
             return False
         finally:
-            for wr in pipes:
-                try:
-                    os.write(wr, b"q")
-                except OSError:
-                    pass
-                os.close(wr)
-            for pid in pids:
-                status = reap(pid, self.timeout)
-                if status is None:
-                    self.problems.append("%s: helper stuck in the kernel"
-                                         % where)
-                elif status:
-                    self.problems.append("%s: helper exited with status %#x "
-                                         "(killed by an oops?)" %
-                                         (where, status))
+            for st in release_helpers(pipes, pids, self.timeout):
+                why = helper_trouble(st)
+                if why:
+                    self.problems.append("%s: helper %s" % (where, why))
 
 
 def replay_case(path, fid, timeout):
@@ -2546,6 +2524,27 @@ def reap(pid, timeout):
         if time.monotonic() > end:
             return None
         time.sleep(0.1)
+
+
+def release_helpers(pipes, pids, timeout):
+    """Tell the race helpers to quit (a byte on each pipe) and reap them:
+    their exit statuses, None for one stuck in the kernel."""
+    for wr in pipes:
+        try:
+            os.write(wr, b"q")
+        except OSError:
+            pass
+        os.close(wr)
+    return [reap(pid, timeout) for pid in pids]
+
+
+def helper_trouble(status):
+    """What a helper's status says went wrong, or None."""
+    if status is None:
+        return "stuck in the kernel"
+    if status:
+        return "exited with status %#x (killed by an oops?)" % status
+    return None
 
 
 def replay(paths, timeout):
