@@ -25,17 +25,7 @@ OLDMAX=$(cat "$PARAM")
 trap 'echo "$OLDMAX" >"$PARAM"; cleanup' EXIT
 kmsg_mark
 topo_pair
-nft_load b <<EOF
-table inet t {
-	counter listed {}
-	counter other {}
-	chain pre {
-		type filter hook prerouting priority 0;
-		ip saddr $A4 udp sport 4001 udp dport 5001 counter name listed
-		ip saddr $A4 udp sport 4002 udp dport 5001 counter name other
-	}
-}
-EOF
+nft_listed_other b
 # send3: three datagrams of the listed flow and three of another; GOT is
 # then what b received of each, in all.
 send3() {

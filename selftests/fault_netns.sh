@@ -26,17 +26,7 @@ mkdir "$MCG" || bail "cannot create $MCG"
 trap 'cleanup; rmdir "$MCG" 2>/dev/null' EXIT
 kmsg_mark
 topo_pair
-nft_load b <<EOF
-table inet t {
-	counter listed {}
-	counter other {}
-	chain pre {
-		type filter hook prerouting priority 0;
-		ip saddr $A4 udp sport 4001 udp dport 5001 counter name listed
-		ip saddr $A4 udp sport 4002 udp dport 5001 counter name other
-	}
-}
-EOF
+nft_listed_other b
 
 # cfm NS ARGS...: cfctl in namespace NS, from the test's memory cgroup.
 cfm() {

@@ -21,22 +21,8 @@ plan 7
 trap 'cleanup; [ -d /sys/module/nf_cuckoo ] || insmod "$KO"' EXIT
 kmsg_mark
 topo_pair
-nft_load b <<EOF
-table inet t {
-	counter listed {}
-	counter other {}
-	counter marked {}
-	chain pre {
-		type filter hook prerouting priority 0;
-		ip saddr $A4 udp sport 4001 udp dport 5001 counter name listed
-		ip saddr $A4 udp sport 4002 udp dport 5001 counter name other
-	}
-	chain in {
-		type filter hook input priority 0;
-		meta mark 0x1 counter name marked
-	}
-}
-EOF
+nft_listed_other b 'counter marked {}' \
+	'chain in { type filter hook input priority 0; meta mark 0x1 counter name marked; }'
 cfq b create blk && cfq b add blk udp $A4:4001 $B4:5001 &&
 	cfq b create mk hook input action mark 0x1 &&
 	cfq b add mk udp $A4:4002 $B4:5001 &&

@@ -320,6 +320,28 @@ nft_load() {
 	ns "$1" nft -f - || bail "nft -f failed in $1"
 }
 
+# nft_listed_other NS [NFT...]: table inet t in NS counts, at prerouting,
+# the datagrams of the listed flow A4:4001 -> 5001 ("listed") and of
+# another, A4:4002 -> 5001 ("other"), which the fault tests send; NFT,
+# more lines of nftables, go into the table too.
+nft_listed_other() {
+	local ns=$1
+
+	shift
+	nft_load "$ns" <<EOF
+table inet t {
+	counter listed {}
+	counter other {}
+	chain pre {
+		type filter hook prerouting priority 0;
+		ip saddr $A4 udp sport 4001 udp dport 5001 counter name listed
+		ip saddr $A4 udp sport 4002 udp dport 5001 counter name other
+	}
+$(printf '%s\n' "$@")
+}
+EOF
+}
+
 # counters NS: every named counter of table inet t in NS into CNT[NAME].
 declare -A CNT
 counters() {
