@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Building flow keys from netlink entries (NFC_A_ENTRY).
+ * Building flow keys from netlink entries (NFC_A_ENTRY, and the packed
+ * records of NFC_A_ENTRIES_IPV4 / _IPV6).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -180,5 +181,97 @@ int nfc_flowkey_from_entry(struct nfc_flow_key *k, const struct nlattr *entry,
 	if (tb[NFC_ENTRY_A_PROTO])
 		k->proto = nla_get_u8(tb[NFC_ENTRY_A_PROTO]);
 	nfc_flowkey_finish(k, ks);
+	return 0;
+}
+
+/* The family a packed-entries attribute holds, 0 if it holds none. */
+static u8 nfc_packed_family(const struct nlattr *attr)
+{
+	switch (nla_type(attr)) {
+	case NFC_A_ENTRIES_IPV4:
+		return NFC_FAMILY_IPV4;
+	case NFC_A_ENTRIES_IPV6:
+		return NFC_FAMILY_IPV6;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * nfc_attr_entries - entries an attribute of a batch holds
+ * @attr:	a top-level attribute of an entries request
+ *
+ * 1 for NFC_A_ENTRY, one per record for NFC_A_ENTRIES_IPV4 / _IPV6 (whose
+ * length the policy has checked to be a multiple of the record), 0 for
+ * any other attribute.
+ */
+u32 nfc_attr_entries(const struct nlattr *attr)
+{
+	switch (nfc_packed_family(attr)) {
+	case NFC_FAMILY_IPV4:
+		return nla_len(attr) / sizeof(struct nfc_entry_ipv4);
+	case NFC_FAMILY_IPV6:
+		return nla_len(attr) / sizeof(struct nfc_entry_ipv6);
+	default:
+		return nla_type(attr) == NFC_A_ENTRY;
+	}
+}
+
+/**
+ * nfc_flowkey_from_packed - build a filter's key from one packed record
+ * @k:		the key, filled in and finished
+ * @attr:	NFC_A_ENTRIES_IPV4 or NFC_A_ENTRIES_IPV6
+ * @idx:	the record, below nfc_attr_entries(@attr)
+ * @ks:		the filter's key spec
+ * @why:	set to the reason on failure, NFC_ENTRY_E_NONE on success
+ * @extack:	says what was wrong and points at @attr
+ *
+ * Return: 0, -EINVAL (padding not zero) or -EAFNOSUPPORT.
+ */
+int nfc_flowkey_from_packed(struct nfc_flow_key *k, const struct nlattr *attr,
+			    u32 idx, const struct nfc_key_spec *ks,
+			    enum nfc_entry_err *why,
+			    struct netlink_ext_ack *extack)
+{
+	u8 family = nfc_packed_family(attr);
+	const u8 *pad;
+
+	if (!(family & ks->families)) {
+		*why = NFC_ENTRY_E_FAMILY;
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "entry's family is not one the filter holds");
+		return -EAFNOSUPPORT;
+	}
+	memset(k, 0, sizeof(*k));
+	if (family == NFC_FAMILY_IPV4) {
+		const struct nfc_entry_ipv4 *e = nla_data(attr);
+
+		e += idx;
+		k->src[0] = e->src;
+		k->dst[0] = e->dst;
+		k->sport = e->sport;
+		k->dport = e->dport;
+		k->proto = e->proto;
+		pad = e->pad;
+	} else {
+		const struct nfc_entry_ipv6 *e = nla_data(attr);
+
+		e += idx;
+		memcpy(k->src, e->src, sizeof(k->src));
+		memcpy(k->dst, e->dst, sizeof(k->dst));
+		k->sport = e->sport;
+		k->dport = e->dport;
+		k->proto = e->proto;
+		pad = e->pad;
+	}
+	if (pad[0] | pad[1] | pad[2]) {
+		*why = NFC_ENTRY_E_MALFORMED;
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "packed entry's padding is not zero");
+		return -EINVAL;
+	}
+	k->family = family;
+	nfc_flowkey_finish(k, ks);
+	*why = NFC_ENTRY_E_NONE;
 	return 0;
 }

@@ -17,6 +17,11 @@
 #include "../uapi/linux/nf_cuckoo.h"
 
 static_assert(sizeof(struct nfc_flow_key) == 40);
+static_assert(sizeof(struct nfc_entry_ipv4) == 16);
+static_assert(sizeof(struct nfc_entry_ipv6) == 40);
+static_assert(NFC_ENTRIES_PACKED_BYTES % sizeof(struct nfc_entry_ipv4) == 0);
+static_assert(NFC_ENTRIES_PACKED_BYTES % sizeof(struct nfc_entry_ipv6) == 0);
+static_assert(NFC_ENTRIES_PACKED_BYTES + NLA_HDRLEN <= U16_MAX);
 
 /**
  * struct nfc_key_spec - how a filter builds its keys (fixed at creation)
@@ -100,6 +105,13 @@ int nfc_flowkey_from_entry(struct nfc_flow_key *k, const struct nlattr *entry,
 			   const struct nfc_key_spec *ks,
 			   enum nfc_entry_err *why,
 			   struct netlink_ext_ack *extack);
+
+u32 nfc_attr_entries(const struct nlattr *attr);
+
+int nfc_flowkey_from_packed(struct nfc_flow_key *k, const struct nlattr *attr,
+			    u32 idx, const struct nfc_key_spec *ks,
+			    enum nfc_entry_err *why,
+			    struct netlink_ext_ack *extack);
 
 struct sk_buff;
 

@@ -94,19 +94,43 @@ static const struct nla_policy nfc_set_policy[NFC_A_MAX + 1] = {
 	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
+static int nfc_validate_packed(const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	size_t size = nla_type(attr) == NFC_A_ENTRIES_IPV4 ?
+		      sizeof(struct nfc_entry_ipv4) :
+		      sizeof(struct nfc_entry_ipv6);
+
+	if (!nla_len(attr) || nla_len(attr) % size) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "packed entries must be a non-empty array of whole records");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
- * Entries are only checked to be nests here: each is parsed with its own
- * policy by the handler, so that a bad one is reported with its index.
+ * Entries are only checked to be nests, or arrays of whole records, here:
+ * each entry is parsed by the handler, so that a bad one is reported with
+ * its index.
  */
+#define NFC_ENTRIES_POLICY						\
+	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 }, \
+	[NFC_A_ENTRY] = { .type = NLA_NESTED },				\
+	[NFC_A_ENTRIES_IPV4] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
+						      nfc_validate_packed, \
+						      NFC_ENTRIES_PACKED_BYTES), \
+	[NFC_A_ENTRIES_IPV6] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
+						      nfc_validate_packed, \
+						      NFC_ENTRIES_PACKED_BYTES)
+
 static const struct nla_policy nfc_entries_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_ENTRY] = { .type = NLA_NESTED },
+	NFC_ENTRIES_POLICY,
 	[NFC_A_BATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFC_BATCH_F_ALL),
 };
 
 static const struct nla_policy nfc_test_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_ENTRY] = { .type = NLA_NESTED },
+	NFC_ENTRIES_POLICY,
 };
 
 static const struct nla_policy nfc_load_begin_policy[NFC_A_MAX + 1] = {
@@ -554,7 +578,7 @@ struct nfc_batch {
 	u8 cmd;
 };
 
-/* Count the NFC_A_ENTRY attributes, at most NFC_BATCH_MAX. */
+/* Count the entries, nested and packed, at most NFC_BATCH_MAX. */
 static int nfc_batch_count(struct genl_info *info, u32 *n)
 {
 	const struct nlattr *nla;
@@ -562,16 +586,16 @@ static int nfc_batch_count(struct genl_info *info, u32 *n)
 	int rem;
 
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nla) != NFC_A_ENTRY)
-			continue;
-		if (++count > NFC_BATCH_MAX) {
+		count += nfc_attr_entries(nla);
+		if (count > NFC_BATCH_MAX) {
 			NL_SET_ERR_MSG_ATTR(info->extack, nla,
 					    "more than NFC_BATCH_MAX entries in one message");
 			return -E2BIG;
 		}
 	}
 	if (!count) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no entries (NFC_A_ENTRY)");
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "no entries (NFC_A_ENTRY or NFC_A_ENTRIES_IPV4/6)");
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NFC_A_ENTRY);
 		return -EINVAL;
 	}
@@ -579,15 +603,46 @@ static int nfc_batch_count(struct genl_info *info, u32 *n)
 	return 0;
 }
 
+/* The attribute that holds entry idx. */
 static const struct nlattr *nfc_batch_entry(struct genl_info *info, u32 idx)
 {
 	const struct nlattr *nla;
 	int rem;
+	u32 n;
 
-	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem)
-		if (nla_type(nla) == NFC_A_ENTRY && !idx--)
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		n = nfc_attr_entries(nla);
+		if (idx < n)
 			return nla;
+		idx -= n;
+	}
 	return NULL;
+}
+
+/* The keys of one attribute's entries, from b->keys[*i] on. */
+static int nfc_batch_parse_attr(struct nfc_batch *b, const struct nlattr *nla,
+				u32 *i, enum nfc_entry_err *why,
+				struct genl_info *info)
+{
+	u32 j, n;
+	int err;
+
+	if (nla_type(nla) == NFC_A_ENTRY) {
+		err = nfc_flowkey_from_entry(&b->keys[*i], nla, &b->f->ks,
+					     why, info->extack);
+		if (!err)
+			++*i;
+		return err;
+	}
+	n = nfc_attr_entries(nla);
+	for (j = 0; j < n; j++) {
+		err = nfc_flowkey_from_packed(&b->keys[*i], nla, j, &b->f->ks,
+					      why, info->extack);
+		if (err)
+			return err;
+		++*i;
+	}
+	return 0;
 }
 
 /* Parse every entry first; the first bad one fails the batch. */
@@ -599,16 +654,12 @@ static int nfc_batch_parse(struct nfc_batch *b, struct genl_info *info)
 	int rem, err;
 
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nla) != NFC_A_ENTRY)
-			continue;
-		err = nfc_flowkey_from_entry(&b->keys[i], nla, &b->f->ks, &why,
-					     info->extack);
+		err = nfc_batch_parse_attr(b, nla, &i, &why, info);
 		if (err) {
 			b->res.fail_index = i;
 			b->res.why = why;
 			return err;
 		}
-		i++;
 	}
 	return 0;
 }

@@ -155,6 +155,55 @@ static void put_entry6(struct req *r, uint16_t i)
 	nest_end(r);
 }
 
+/*
+ * Entries i in [from, to) of nfc_batch()'s pattern, packed into one
+ * NFC_A_ENTRIES_IPV4; entry bad_pad (NO_BAD: none) gets a non-zero padding
+ * byte.
+ */
+#define NO_BAD	UINT32_MAX
+
+static void put_packed4(struct req *r, uint32_t from, uint32_t to,
+			uint32_t bad_pad)
+{
+	struct nfc_entry_ipv4 e[NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv4)];
+	uint32_t i;
+
+	memset(e, 0, sizeof(e));
+	for (i = from; i < to; i++) {
+		e[i - from].src = htonl(0x0a000000 + i);
+		e[i - from].dst = htonl(0xc0000201);
+		e[i - from].sport = htons(1000 + (i & 0xfff));
+		e[i - from].dport = htons(53);
+		e[i - from].proto = 17;
+		e[i - from].pad[2] = i == bad_pad;
+	}
+	put(r, NFC_A_ENTRIES_IPV4, e, (uint16_t)((to - from) * sizeof(e[0])));
+}
+
+/* put_entry6()'s entries i in [from, to), packed into NFC_A_ENTRIES_IPV6. */
+static void put_packed6(struct req *r, uint32_t from, uint32_t to)
+{
+	struct nfc_entry_ipv6 e[NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv6)];
+	uint32_t i;
+
+	memset(e, 0, sizeof(e));
+	for (i = from; i < to; i++) {
+		uint8_t *a = (uint8_t *)e[i - from].src;
+
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[2] = 0x0d;
+		a[3] = 0xb8;
+		a[14] = (uint8_t)(i >> 8);
+		a[15] = (uint8_t)i;
+		memcpy(e[i - from].dst, a, 16);
+		e[i - from].sport = htons(1);
+		e[i - from].dport = htons(2);
+		e[i - from].proto = 17;
+	}
+	put(r, NFC_A_ENTRIES_IPV6, e, (uint16_t)((to - from) * sizeof(e[0])));
+}
+
 #define for_each_attr(a, p, len)					\
 	for (a = (struct nlattr *)(p);					\
 	     (uint8_t *)a + NLA_HDRLEN <= (uint8_t *)(p) + (len) &&	\
@@ -644,6 +693,128 @@ TEST_F(nfc, test_bitmap)
 	EXPECT_EQ(13, self->rp.bitmap_len);
 	for (i = 0; i < 100; i++)
 		EXPECT_EQ(i < 50, bit(&self->rp, i));
+}
+
+/* Packed records hash as the nests of the same entries do. */
+TEST_F(nfc, packed_entries_are_the_nested_ones)
+{
+	const uint32_t n = NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv4);
+	struct req r;
+
+	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed4(&r, 0, n, NO_BAD);
+	put_packed4(&r, n, NFC_BATCH_MAX, NO_BAD);
+	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(NFC_BATCH_MAX, self->rp.done);
+	EXPECT_EQ(NFC_BATCH_MAX, nfc_items(&self->s, "x"));
+	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "x", 0,
+			       NFC_BATCH_MAX, 0, &self->rp));
+	EXPECT_EQ(NFC_BATCH_MAX, self->rp.hits);
+	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_DEL_ENTRIES, "x", 0,
+			       NFC_BATCH_MAX, 0, &self->rp));
+	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+
+	/* IPv6: nested in, packed out. */
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_entry6(&r, 7);
+	put_entry6(&r, 300);
+	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_TEST_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed6(&r, 0, 1638);
+	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(1638, self->rp.done);
+	EXPECT_EQ(2, self->rp.hits);
+	EXPECT_TRUE(bit(&self->rp, 7));
+	EXPECT_TRUE(bit(&self->rp, 300));
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_DEL_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed6(&r, 300, 301);
+	put_packed6(&r, 7, 8);
+	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+}
+
+/* An index counts nests and records alike, in message order. */
+TEST_F(nfc, packed_entry_index_and_padding)
+{
+	struct req r;
+
+	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_entry4(&r, 1, 2, 3, 4, 17, false);
+	put_packed4(&r, 10, 14, 12);		/* entries 1..4; 3 is bad */
+	put_entry4(&r, 5, 6, 7, 8, 17, false);
+	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
+	EXPECT_TRUE(self->rp.has_fail);
+	EXPECT_EQ(3, self->rp.fail_index);
+	EXPECT_EQ(NFC_ENTRY_E_MALFORMED, self->rp.fail_reason);
+	EXPECT_EQ(0, self->rp.done);
+	EXPECT_NE(NULL, strstr(self->rp.ext, "padding"));
+	TH_LOG("extack: %s", self->rp.ext);
+	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+
+	/* Absent at entry 4 of 6: the packed ones before it are undone too. */
+	ASSERT_EQ(0, nfc_new(&self->s, "t", NFC_FAMILY_IPV4, NFC_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "t", 100, 104, 0,
+			       &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_DEL_ENTRIES);
+	put_str(&r, NFC_A_NAME, "t");
+	put_packed4(&r, 100, 103, NO_BAD);
+	put_entry4(&r, 0x0a000000 + 103, 0xc0000201, 1000 + 103, 53, 17, false);
+	put_packed4(&r, 200, 202, NO_BAD);	/* entries 4, 5: never added */
+	EXPECT_EQ(-ENOENT, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(4, self->rp.fail_index);
+	EXPECT_EQ(NFC_ENTRY_E_NOENT, self->rp.fail_reason);
+	EXPECT_EQ(4, nfc_items(&self->s, "t"));
+}
+
+TEST_F(nfc, packed_entries_checked)
+{
+	uint8_t rec[2 * sizeof(struct nfc_entry_ipv6)] = { 0 };
+	/* Not whole records, or none. */
+	static const struct { int type; uint16_t len; } bad[] = {
+		{ NFC_A_ENTRIES_IPV4, 15 }, { NFC_A_ENTRIES_IPV4, 17 },
+		{ NFC_A_ENTRIES_IPV4, 0 }, { NFC_A_ENTRIES_IPV6, 16 },
+		{ NFC_A_ENTRIES_IPV6, 41 }, { NFC_A_ENTRIES_IPV6, 0 },
+	};
+	struct req r;
+	size_t i;
+
+	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_IPV4, NFC_KEY_ALL, &self->rp));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+		put_str(&r, NFC_A_NAME, "x");
+		put(&r, bad[i].type, rec, bad[i].len);
+		EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp)) {
+			TH_LOG("type %d, %u bytes", bad[i].type, bad[i].len);
+		}
+		EXPECT_NE(0, self->rp.ext[0]);
+	}
+	/* A family the filter does not hold. */
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed4(&r, 0, 2, NO_BAD);
+	put_packed6(&r, 0, 1);
+	EXPECT_EQ(-EAFNOSUPPORT, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(2, self->rp.fail_index);
+	EXPECT_EQ(NFC_ENTRY_E_FAMILY, self->rp.fail_reason);
+	/* The bound counts records. */
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed4(&r, 0, 4095, NO_BAD);
+	put_packed4(&r, 4095, 4097, NO_BAD);
+	EXPECT_EQ(-E2BIG, transact(&self->s, &r, &self->rp));
+	/* Not in a request that takes no entries. */
+	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_FLUSH);
+	put_str(&r, NFC_A_NAME, "x");
+	put_packed4(&r, 0, 1, NO_BAD);
+	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(0, nfc_items(&self->s, "x"));
 }
 
 /* SAVE "x" into rp (table malloc'ed). */

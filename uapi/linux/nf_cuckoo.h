@@ -5,6 +5,7 @@
  *
  * CHANGELOG (names and numbers are stable: new ones are only appended)
  *   version 1: initial interface.
+ *   version 2: packed entries (NFC_A_ENTRIES_IPV4, NFC_A_ENTRIES_IPV6).
  *
  * Transport
  * =========
@@ -47,13 +48,11 @@
  *	at creation and rejected here.
  * NFC_CMD_FLUSH	remove every entry.  R NAME.
  * NFC_CMD_ADD_ENTRIES	add entries.
- *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times); o BATCH_FLAGS
- *	(NFC_BATCH_F_UNIQUE).
+ *	R entries (see "Batches"); R NAME; o BATCH_FLAGS (NFC_BATCH_F_UNIQUE).
  * NFC_CMD_DEL_ENTRIES	delete entries.
- *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times); o BATCH_FLAGS
- *	(NFC_BATCH_F_MISSING_OK).
+ *	R NAME, R entries; o BATCH_FLAGS (NFC_BATCH_F_MISSING_OK).
  * NFC_CMD_TEST_ENTRIES	test entries for (probable) membership.
- *	R NAME, R ENTRY (repeated, 1..NFC_BATCH_MAX times).
+ *	R NAME, R entries.
  * NFC_CMD_SAVE		dump (NLM_F_DUMP required) the raw table of a filter.
  *	R NAME.  See "Save and restore" below.
  * NFC_CMD_LOAD_BEGIN	start restoring a saved filter.  See below.
@@ -62,20 +61,29 @@
  *
  * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
  * =======
- * Entries are NFC_A_ENTRY attributes (each nesting NFC_ENTRY_A_*) repeated
- * at the top level of the message, NOT inside one wrapping nest: a nest is
- * limited to 64 KiB and a batch is larger.  An entry's index is its
- * position among the NFC_A_ENTRY attributes of the message, from 0.  At
- * most NFC_BATCH_MAX entries per message (-E2BIG beyond); note that 4096
- * IPv6 entries take about 300 KiB, more than the default socket send
- * buffer (net.core.wmem_default): raise SO_SNDBUF or send smaller batches.
+ * A batch carries 1..NFC_BATCH_MAX entries (-E2BIG beyond) in two forms,
+ * which may be mixed, each attribute repeated at the top level of the
+ * message (NOT inside one wrapping nest: a nest is limited to 64 KiB and a
+ * batch is larger):
+ *  - NFC_A_ENTRY, one entry, nesting NFC_ENTRY_A_*: any subset of the
+ *    fields, those the filter's key needs being required;
+ *  - NFC_A_ENTRIES_IPV4 and NFC_A_ENTRIES_IPV6, packed: an array of
+ *    struct nfc_entry_ipv4 (or _ipv6), every field given, at most
+ *    NFC_ENTRIES_PACKED_BYTES per attribute.  A third of the bytes of
+ *    nests for IPv4, no per-entry parsing: the form for bulk loads.
+ * An entry's index is its position among all the entries of the message,
+ * in message order, from 0 (a packed record counts as one entry).  Note
+ * that 4096 nested IPv6 entries take about 300 KiB, more than the default
+ * socket send buffer (net.core.wmem_default): raise SO_SNDBUF or send
+ * smaller batches.
  *
  * A request rejected as a whole (unknown filter, bad or missing top-level
  * attribute, bad BATCH_FLAGS, no entry, too many) gets only the error ack.
  * Otherwise a batch is all or nothing:
  *  1. every entry is parsed and checked first; the first bad one fails the
  *     whole message (NFC_ENTRY_E_MALFORMED: a field the filter's key needs
- *     is missing, or an address length does not match the entry's family;
+ *     is missing, an address length does not match the entry's family, or
+ *     a packed record's padding is not zero;
  *     NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds),
  *     and nothing is applied;
  *  2. then the entries are applied in order under the filter's lock; if
@@ -90,7 +98,8 @@
  * error ack (errno -EINVAL malformed, or -ERANGE for a value out of range
  * such as an entry family of 3; -EAFNOSUPPORT wrong family, -ENOSPC full,
  * -ENOENT absent) whose extended ack names the failing NFC_A_ENTRY or the
- * attribute in it (NLMSGERR_ATTR_OFFS) and says what was wrong.  In the
+ * attribute in it, or the packed attribute holding the failing record
+ * (NLMSGERR_ATTR_OFFS), and says what was wrong.  In the
  * extremely unlikely case that an undo itself fails the error is
  * -EUCLEAN, BATCH_DONE tells how many entries remain applied, and the ack
  * message says so.  Error acks echo the request unless NETLINK_CAP_ACK is
@@ -168,7 +177,7 @@
 #include <linux/types.h>
 
 #define NFC_GENL_NAME		"nf_cuckoo"
-#define NFC_GENL_VERSION	1
+#define NFC_GENL_VERSION	2
 
 /* Filter names: 1 to NFC_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
 #define NFC_NAME_MAXLEN		32
@@ -382,6 +391,11 @@ enum nfc_entry_err {
  *	multiple of 8
  * @NFC_A_CHUNK_DATA: binary, 8..NFC_CHUNK_MAX bytes, a multiple of 8
  * @NFC_A_LOADING: u8 (reply), 1 while the filter is being restored
+ * @NFC_A_ENTRIES_IPV4: binary, IPv4 entries packed: an array of struct
+ *	nfc_entry_ipv4, a non-zero multiple of its size and at most
+ *	NFC_ENTRIES_PACKED_BYTES; repeated at the top level (see "Batches")
+ * @NFC_A_ENTRIES_IPV6: binary, IPv6 entries packed, as NFC_A_ENTRIES_IPV4
+ *	with struct nfc_entry_ipv6
  */
 enum nfc_attr {
 	NFC_A_UNSPEC,
@@ -417,6 +431,8 @@ enum nfc_attr {
 	NFC_A_CHUNK_OFFSET,
 	NFC_A_CHUNK_DATA,
 	NFC_A_LOADING,
+	NFC_A_ENTRIES_IPV4,
+	NFC_A_ENTRIES_IPV6,
 
 	__NFC_A_MAX
 };
@@ -451,6 +467,54 @@ enum nfc_entry_attr {
 	__NFC_ENTRY_A_MAX
 };
 #define NFC_ENTRY_A_MAX (__NFC_ENTRY_A_MAX - 1)
+
+/*
+ * Longest payload of one NFC_A_ENTRIES_IPV4 or _IPV6 attribute: the most
+ * whole records of either size that fit an attribute's 16-bit length
+ * (4095 IPv4 or 1638 IPv6 entries).
+ */
+#define NFC_ENTRIES_PACKED_BYTES	65520
+
+/**
+ * struct nfc_entry_ipv4 - one record of NFC_A_ENTRIES_IPV4
+ * @src:	source address, network order
+ * @dst:	destination address, network order
+ * @sport:	source port, network order; 0 for protocols without ports
+ * @dport:	destination port, as @sport
+ * @proto:	L4 protocol (IPPROTO_*)
+ * @pad:	must be zero (NFC_ENTRY_E_MALFORMED otherwise)
+ *
+ * Every field is given; those the filter's key does not hold are ignored,
+ * as with NFC_A_ENTRY.  The family is the attribute's.
+ */
+struct nfc_entry_ipv4 {
+	__be32 src;
+	__be32 dst;
+	__be16 sport;
+	__be16 dport;
+	__u8 proto;
+	__u8 pad[3];
+};
+
+/**
+ * struct nfc_entry_ipv6 - one record of NFC_A_ENTRIES_IPV6
+ * @src:	source address, network order
+ * @dst:	destination address, network order
+ * @sport:	source port, network order
+ * @dport:	destination port, network order
+ * @proto:	L4 protocol, the upper-layer one after extension headers
+ * @pad:	must be zero
+ *
+ * As struct nfc_entry_ipv4.
+ */
+struct nfc_entry_ipv6 {
+	__be32 src[4];
+	__be32 dst[4];
+	__be16 sport;
+	__be16 dport;
+	__u8 proto;
+	__u8 pad[3];
+};
 
 /**
  * enum nfc_stats_attr - attributes nested in NFC_A_STATS (replies)
