@@ -20,7 +20,7 @@ items() {
 	jfield "$1" 'f["stats"]["items"]'
 }
 
-plan 35
+plan 40
 
 "$CFCTL" create ft fingerprint 32 seed 1 capacity 100000 || true
 
@@ -115,6 +115,34 @@ expect "test -f of absent entries: exit 1, counted" 1 "0 of 10000 entries presen
 	"$CFCTL" test -f "$TMP/absent" ft
 check "del -f: all 10000" "$CFCTL" del -f "$TMP/e" ft
 [ "$(items ft)" = 0 ] && ok "items 0 again" || not_ok "items 0 again" "items $(items ft)"
+
+# IPv4 and IPv6 lines in runs of 1 to 2999: cfctl packs each run into
+# records of its family, so the families alternate within one message;
+# the kernel must count an entry's index across them.
+awk 'BEGIN {
+	n = split("1 2 1 2999 3 1700 1 600 1693", run, " ")
+	for (k = 1; k <= n; k++)
+		for (j = 0; j < run[k]; j++) {
+			if (k % 2)
+				printf "udp 10.5.%d.%d:%d 10.6.0.1:53\n", int(i / 256), i % 256, 1024 + i
+			else
+				printf "tcp [2001:db8::%x]:%d [2001:db8:1::1]:443\n", i, 1024 + i
+			i++
+		}
+}' >"$TMP/mixed"
+run "$CFCTL" add -f "$TMP/mixed" ft
+[ "$RC" = 0 ] && [ "$(items ft)" = 7000 ] &&
+	ok "add -f: 7000 IPv4 and IPv6 entries in alternating runs" ||
+	not_ok "add -f: 7000 IPv4 and IPv6 entries in alternating runs" "status $RC, items $(items ft)" "$OUT"
+expect "test -f: all 7000 present" 0 "7000 of 7000 entries present" \
+	"$CFCTL" test -f "$TMP/mixed" ft
+sed '4001s/:443$/:444/' "$TMP/mixed" >"$TMP/mixed-bad"
+expect "del -f with an absent IPv6 entry on line 4001: that line is named" 3 \
+	"^cfctl: del: line 4001: .*not in the filter" \
+	"$CFCTL" del -f "$TMP/mixed-bad" ft
+[ "$(items ft)" = 7000 ] && ok "the failed del -f applied nothing" ||
+	not_ok "the failed del -f applied nothing" "items $(items ft)"
+check "del -f: all 7000" "$CFCTL" del -f "$TMP/mixed" ft
 
 # A full filter: the batch that does not fit is undone entirely.
 "$CFCTL" create tiny capacity 16 bucket 2 kicks 10

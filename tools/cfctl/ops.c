@@ -11,9 +11,9 @@
 
 /* Requests sent but not yet answered, at most. */
 #define WINDOW		32
-/* The most one entry takes in a message: nest, family, two IPv6
- * addresses, two ports, protocol. */
-#define ENTRY_MAX_BYTES	(4 + 8 + 2 * 20 + 8 + 8 + 8)
+/* The most one entry takes in a message: an IPv6 record that starts an
+ * attribute of its own. */
+#define ENTRY_MAX_BYTES	(NLA_HDRLEN + sizeof(struct nfc_entry_ipv6))
 
 void opq_init(struct opq *q, struct cfnl *nl)
 {
@@ -62,6 +62,7 @@ static struct op *op_new(struct opq *q, uint8_t cmd, const char *name,
 int opq_close_batch(struct opq *q)
 {
 	q->cur = NULL;
+	q->packed = NULL;
 	return 0;
 }
 
@@ -87,54 +88,57 @@ static size_t batch_msg_size(struct opq *q)
 	return want < q->nl->max_msg ? want : q->nl->max_msg;
 }
 
-/* One attribute, written by hand: the batch packer's hot path. */
-static uint8_t *put_attr(uint8_t *p, uint16_t type, const void *data,
-			 uint16_t len)
+/*
+ * An entry goes as a record of NFC_A_ENTRIES_IPV4/IPV6, appended to the
+ * message's last attribute while that is a packed one of its family with
+ * room left: a third of the bytes of an NFC_A_ENTRY nest, and nothing for
+ * the kernel to parse.  Fields the text left out are 0, which the kernel
+ * ignores unless its key needs them; entry_check() has made sure that the
+ * text gave every field the key needs, and set the family.
+ */
+static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 {
-	struct nlattr *a = (struct nlattr *)p;
-
-	a->nla_type = type;
-	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
-	memcpy(p + NLA_HDRLEN, data, len);
-	memset(p + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
-	return p + NLA_HDRLEN + NLA_ALIGN(len);
-}
-
-static int put_entry(struct nl_msg *msg, const struct entry *e)
-{
-	uint16_t alen = e->family == NFC_FAMILY_IPV6 ? 16 : 4;
-	uint16_t sport = htons(e->sport), dport = htons(e->dport);
-	size_t size = NLA_HDRLEN + NLA_HDRLEN + NLA_ALIGN(1);
-	struct nlattr *nest;
+	size_t size = e->family == NFC_FAMILY_IPV6 ?
+		      sizeof(struct nfc_entry_ipv6) :
+		      sizeof(struct nfc_entry_ipv4);
+	uint16_t type = e->family == NFC_FAMILY_IPV6 ? NFC_A_ENTRIES_IPV6 :
+						       NFC_A_ENTRIES_IPV4;
 	uint8_t *p;
 
-	if (e->given & NFC_KEY_SRC_ADDR)
-		size += NLA_HDRLEN + NLA_ALIGN(alen);
-	if (e->given & NFC_KEY_DST_ADDR)
-		size += NLA_HDRLEN + NLA_ALIGN(alen);
-	if (e->given & NFC_KEY_SRC_PORT)
-		size += NLA_HDRLEN + NLA_ALIGN(2);
-	if (e->given & NFC_KEY_DST_PORT)
-		size += NLA_HDRLEN + NLA_ALIGN(2);
-	if (e->given & NFC_KEY_PROTO)
-		size += NLA_HDRLEN + NLA_ALIGN(1);
-	nest = nlmsg_reserve(msg, size, NLA_ALIGNTO);
-	if (!nest)
+	if (q->packed && (q->packed->nla_type != type ||
+			  q->packed->nla_len - NLA_HDRLEN + size >
+			  NFC_ENTRIES_PACKED_BYTES))
+		q->packed = NULL;
+	if (!q->packed) {
+		q->packed = nlmsg_reserve(msg, NLA_HDRLEN, NLA_ALIGNTO);
+		if (!q->packed)
+			return -1;
+		q->packed->nla_type = type;
+		q->packed->nla_len = NLA_HDRLEN;
+	}
+	p = nlmsg_reserve(msg, size, NLA_ALIGNTO);
+	if (!p)
 		return -1;
-	nest->nla_type = NFC_A_ENTRY | NLA_F_NESTED;
-	nest->nla_len = (uint16_t)size;
-	p = (uint8_t *)nest + NLA_HDRLEN;
-	p = put_attr(p, NFC_ENTRY_A_FAMILY, &e->family, 1);
-	if (e->given & NFC_KEY_SRC_ADDR)
-		p = put_attr(p, NFC_ENTRY_A_SRC, e->src, alen);
-	if (e->given & NFC_KEY_DST_ADDR)
-		p = put_attr(p, NFC_ENTRY_A_DST, e->dst, alen);
-	if (e->given & NFC_KEY_SRC_PORT)
-		p = put_attr(p, NFC_ENTRY_A_SPORT, &sport, 2);
-	if (e->given & NFC_KEY_DST_PORT)
-		p = put_attr(p, NFC_ENTRY_A_DPORT, &dport, 2);
-	if (e->given & NFC_KEY_PROTO)
-		put_attr(p, NFC_ENTRY_A_PROTO, &e->proto, 1);
+	q->packed->nla_len += (uint16_t)size;
+	if (e->family == NFC_FAMILY_IPV6) {
+		struct nfc_entry_ipv6 r = {
+			.sport = htons(e->sport), .dport = htons(e->dport),
+			.proto = e->proto,
+		};
+
+		memcpy(r.src, e->src, 16);
+		memcpy(r.dst, e->dst, 16);
+		memcpy(p, &r, size);
+	} else {
+		struct nfc_entry_ipv4 r = {
+			.sport = htons(e->sport), .dport = htons(e->dport),
+			.proto = e->proto,
+		};
+
+		memcpy(&r.src, e->src, 4);
+		memcpy(&r.dst, e->dst, 4);
+		memcpy(p, &r, size);
+	}
 	return 0;
 }
 
@@ -161,6 +165,7 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 		if (!op)
 			return -ENOMEM;
 		q->cur = op;
+		q->packed = NULL;
 		q->cur_flags = flags;
 		q->lines_cap = 0;
 	}
@@ -176,7 +181,7 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 		op->lines = l;
 		q->lines_cap = cap;
 	}
-	if (put_entry(op->msg, e))
+	if (put_entry(q, op->msg, e))
 		return -ENOMEM;
 	op->lines[op->n++] = line;
 	return 0;

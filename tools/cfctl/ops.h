@@ -43,6 +43,7 @@ struct opq {
 	size_t nops;
 	/* the batch being filled */
 	struct op *cur;
+	struct nlattr *packed;	/* its last attribute, if packed entries */
 	uint32_t cur_flags;
 	size_t lines_cap;
 	struct cfnl *nl;
