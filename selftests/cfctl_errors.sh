@@ -41,7 +41,7 @@ restore_bad() {
 	bad "$@" "$CFCTL" restore -f "$TMP/r"
 }
 
-plan 46
+plan 48
 
 # Unknown filter.
 bad "show of an unknown filter" 3 \
@@ -154,6 +154,18 @@ restore_bad "restore: a bad entry on line 2 of 3" 2 "line 2: bad port" <<EOF
 add keep udp 10.0.0.13:1 10.0.0.2:2
 add keep udp 10.0.0.14:99999 10.0.0.2:2
 add keep udp 10.0.0.15:1 10.0.0.2:2
+EOF
+restore_bad "restore: an add after the filter's destroy line" 2 \
+	"line 3: no filter named keep \\(destroyed on line 2\\); nothing was applied" <<EOF
+add keep udp 10.0.0.16:1 10.0.0.2:2
+destroy keep
+add keep udp 10.0.0.17:1 10.0.0.2:2
+EOF
+restore_bad "restore: an add to another filter after a run of adds" 2 \
+	"line 3: no filter named nosuch; nothing was applied" <<EOF
+add keep udp 10.0.0.18:1 10.0.0.2:2
+add keep udp 10.0.0.19:1 10.0.0.2:2
+add nosuch udp 10.0.0.20:1 10.0.0.2:2
 EOF
 
 [ -z "$(filters | grep -vx -e keep -e other)" ] && ok "no stray filter was left behind" ||

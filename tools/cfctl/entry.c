@@ -29,20 +29,26 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 int split_words(char *line, char **w, int max)
 {
 	int n = 0;
 	char *p = line;
 
 	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (is_blank(*p))
 			p++;
 		if (!*p)
 			return n;
 		if (n == max)
 			return -1;
 		w[n++] = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+		/* Most bytes of a word are above ' ': one test for them. */
+		while ((unsigned char)*p > ' ' || (*p && !is_blank(*p)))
 			p++;
 		if (*p)
 			*p++ = 0;
@@ -229,6 +235,18 @@ static bool ipv4_endpoint_fast(const char *s, uint8_t *addr, uint16_t *port)
 
 bool entry_fast_path = true;
 
+/* "udp" and "tcp" as parse_proto() reads them, without its table walk. */
+static bool proto_fast(const char *s, uint8_t *proto)
+{
+	if (s[0] == 'u' && s[1] == 'd' && s[2] == 'p' && !s[3])
+		*proto = IPPROTO_UDP;
+	else if (s[0] == 't' && s[1] == 'c' && s[2] == 'p' && !s[3])
+		*proto = IPPROTO_TCP;
+	else
+		return !parse_proto(s, proto);
+	return true;
+}
+
 /*
  * The form bulk loads are made of, "[PROTO] A.B.C.D:PORT A.B.C.D:PORT":
  * a restore of a million such lines spent most of its time in the general
@@ -242,7 +260,7 @@ static bool entry_parse_fast(char **w, int n, struct entry *e)
 	if (!entry_fast_path || n < 2 || n > 3)
 		return false;
 	if (n == 3 && (w[0][0] < 'a' || w[0][0] > 'z' ||
-		       parse_proto(w[0], &proto) || !proto_has_ports(proto)))
+		       !proto_fast(w[0], &proto) || !proto_has_ports(proto)))
 		return false;
 	memset(e, 0, sizeof(*e));
 	if (!ipv4_endpoint_fast(w[n - 2], e->src, &e->sport) ||

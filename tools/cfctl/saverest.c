@@ -255,6 +255,7 @@ struct rctx {
 	struct opq q;
 	struct known *k;
 	size_t nk, capk;
+	size_t last;		/* k[last]: the filter of the last entry line */
 	/* a table being loaded */
 	bool loading;
 	char lname[NFC_NAME_MAXLEN];
@@ -572,12 +573,20 @@ static int r_entry(struct rctx *r, char **w, int n, uint32_t line,
 
 	if (n < 2)
 		RERR(r, EXIT_USAGE, "missing filter name after '%s'", w[0]);
-	if (check_name(w[1], err, sizeof(err)))
-		RERR(r, EXIT_USAGE, "%s", err);
-	if (n < 3)
-		RERR(r, EXIT_USAGE, "'%s %s' without an entry", w[0], w[1]);
-	if (need_filter(r, w[1], &k))
-		return -1;
+	/* A bulk list names one filter a million times: check it once. */
+	if (n >= 3 && r->last < r->nk && r->k[r->last].exists &&
+	    !strcmp(r->k[r->last].name, w[1])) {
+		k = &r->k[r->last];
+	} else {
+		if (check_name(w[1], err, sizeof(err)))
+			RERR(r, EXIT_USAGE, "%s", err);
+		if (n < 3)
+			RERR(r, EXIT_USAGE, "'%s %s' without an entry", w[0],
+			     w[1]);
+		if (need_filter(r, w[1], &k))
+			return -1;
+		r->last = (size_t)(k - r->k);
+	}
 	if (entry_parse(w + 2, n - 2, false, &e, &used, err, sizeof(err)) ||
 	    entry_check(&e, &k->ks, w[1], err, sizeof(err)))
 		RERR(r, EXIT_USAGE, "%s", err);
@@ -604,12 +613,12 @@ static int r_line(struct rctx *r, char *line, uint32_t lineno)
 			   strcmp(w[1], r->lname)))
 		if (end_load(r, lineno))
 			return -1;
+	if (!strcmp(w[0], "add"))	/* first: a bulk list is all adds */
+		return r_entry(r, w, n, lineno, NFC_CMD_ADD_ENTRIES);
 	if (!strcmp(w[0], "create"))
 		return r_create(r, w, n, lineno);
 	if (!strcmp(w[0], "load"))
 		return r_load(r, w, n, lineno);
-	if (!strcmp(w[0], "add"))
-		return r_entry(r, w, n, lineno, NFC_CMD_ADD_ENTRIES);
 	if (!strcmp(w[0], "del") || !strcmp(w[0], "delete"))
 		return r_entry(r, w, n, lineno, NFC_CMD_DEL_ENTRIES);
 	if (!strcmp(w[0], "destroy"))

@@ -479,6 +479,7 @@ static void t_entry_fast_path(void)
 	static const char *const protos[] = {
 		"", "udp ", "tcp ", "sctp ", "udplite ", "dccp ", "UDP ", "17 ",
 		"6 ", "icmp ", "gre ", "src ", "proto ", "udp, ", "x ", "ip ",
+		"tdp ", "ucp ", "ud ", "tc ", "udpp ", "tcp6 ", "Tcp ", "uDP ",
 	};
 	static const char *const octets[] = {
 		"0", "1", "9", "10", "99", "100", "199", "255", "256", "300",
