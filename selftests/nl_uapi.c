@@ -139,12 +139,21 @@ static void put_entry4(struct req *r, uint32_t src, uint32_t dst,
 	nest_end(r);
 }
 
+/* 2001:db8::i, the addresses of IPv6 entry i. */
+static void addr6(uint8_t *a, uint32_t i)
+{
+	static const uint8_t prefix[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+	memcpy(a, prefix, 16);
+	a[14] = (uint8_t)(i >> 8);
+	a[15] = (uint8_t)i;
+}
+
 static void put_entry6(struct req *r, uint16_t i)
 {
-	uint8_t a[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	uint8_t a[16];
 
-	a[14] = i >> 8;
-	a[15] = i & 0xff;
+	addr6(a, i);
 	nest_start(r, NFC_A_ENTRY);
 	put_u8(r, NFC_ENTRY_A_FAMILY, NFC_FAMILY_IPV6);
 	put(r, NFC_ENTRY_A_SRC, a, 16);
@@ -188,15 +197,8 @@ static void put_packed6(struct req *r, uint32_t from, uint32_t to)
 
 	memset(e, 0, sizeof(e));
 	for (i = from; i < to; i++) {
-		uint8_t *a = (uint8_t *)e[i - from].src;
-
-		a[0] = 0x20;
-		a[1] = 0x01;
-		a[2] = 0x0d;
-		a[3] = 0xb8;
-		a[14] = (uint8_t)(i >> 8);
-		a[15] = (uint8_t)i;
-		memcpy(e[i - from].dst, a, 16);
+		addr6((uint8_t *)e[i - from].src, i);
+		addr6((uint8_t *)e[i - from].dst, i);
 		e[i - from].sport = htons(1);
 		e[i - from].dport = htons(2);
 		e[i - from].proto = 17;
