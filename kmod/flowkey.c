@@ -162,8 +162,12 @@ int nfc_flowkey_from_entry(struct nfc_flow_key *k, const struct nlattr *entry,
 	*why = NFC_ENTRY_E_MALFORMED;
 	err = nla_parse_nested(tb, NFC_ENTRY_A_MAX, entry, nfc_entry_policy,
 			       extack);
-	if (err)
+	if (err) {
+		/* Bytes left over after the attributes name none: the entry. */
+		if (extack && !extack->bad_attr)
+			NL_SET_BAD_ATTR(extack, entry);
 		return err;
+	}
 	err = nfc_entry_check(tb, entry, ks, why, extack);
 	if (err)
 		return err;
