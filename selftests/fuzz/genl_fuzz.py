@@ -11,7 +11,9 @@ messages.  Several processes run at once for --seconds:
   struct   random messages from the attribute table, every command (and
            unknown ones): missing, duplicated, out-of-range, wrong-length
            and wrong-typed attributes, names too long or unterminated,
-           capacity 0 and 2^64-1, entries by the thousand, deep nests
+           capacity 0 and 2^64-1, entries by the thousand, nested and
+           packed (records of no whole length, with padding set, of a
+           family the filter lacks, where no entries belong), deep nests
   mutate   byte-level mutations of valid messages: nla_len too short or
            too long, types changed, flags, attributes duplicated, cut,
            wrapped in nests, strings unterminated, several messages in one
@@ -23,25 +25,30 @@ messages.  Several processes run at once for --seconds:
   race     two processes sharing one netlink socket send at the same
            instant: LOAD_END twice, LOAD_END against LOAD_CHUNK, DEL, SET
   model    private filters with exact expectations: what was added tests
-           positive, counts add up, save/restore keeps every entry
+           positive, counts add up, save/restore keeps every entry, with
+           entries nested and packed at random; batches that fail at a
+           known entry (or as a whole) answer so and change nothing
   netns    children in a fresh network namespace each that fuzz, leave a
            load and a dump open and die, so the namespace goes with them
   traffic  UDP over loopback, so the hooks the filters register run
-  known    tests the known filters' entries (pyroute2 end to end)
+  known    tests the known filters' entries (pyroute2 end to end),
+           nested or packed
 
 Every reply is checked: an ack with 0 or an errno the command may answer,
 with an extended ack message; one answer per request; a proper reply
 message (attributes well-formed, decodable by pyroute2, counts consistent
-with the request); NLMSG_DONE for a dump; netlink's and genetlink's own
-answers (flags, short headers, unknown commands) exactly; a command that
-succeeded named a filter by an allowed name; nothing for a sequence number
-never sent; an answer within --reply-timeout (a sentinel NOOP follows each
-request).  Known filters (--known NAME=FILE, made beforehand with cfctl)
-are never named in a fuzzed message and are tested while the fuzzing runs
-and at the end.  The seed (printed) fixes every worker's choices; how the
-processes interleave is the machine's.  The parent makes no netlink call
-while the workers run, so a wedged kernel still gets a report.  Exit
-status 0 if nothing went wrong, 1 if something did, 2 on a usage error.
+with the request, a failed entry that the request's packed records allow,
+pointed at by the extended ack); NLMSG_DONE for a dump; netlink's and
+genetlink's own answers (flags, short headers, unknown commands) exactly;
+a command that succeeded named a filter by an allowed name; nothing for a
+sequence number never sent; an answer within --reply-timeout (a sentinel
+NOOP follows each request).  Known filters (--known NAME=FILE, made
+beforehand with cfctl) are never named in a fuzzed message and are tested
+while the fuzzing runs and at the end.  The seed (printed) fixes every
+worker's choices; how the processes interleave is the machine's.  The
+parent makes no netlink call while the workers run, so a wedged kernel
+still gets a report.  Exit status 0 if nothing went wrong, 1 if something
+did, 2 on a usage error.
 
   genl_fuzz.py [--seed N] [--seconds S] [--known NAME=FILE]...
   genl_fuzz.py --replay DIR|FILE...        replay a corpus (corpus/README.md)
@@ -106,7 +113,8 @@ ATTRS = [
     ("TEST_HITS", 26, "u32"), ("TEST_BITMAP", 27, "bin"),
     ("IMAGE_HEADER", 28, "bin"), ("IMAGE_TABLE_BYTES", 29, "u64"),
     ("CHUNK_OFFSET", 30, "u64"), ("CHUNK_DATA", 31, "bin"),
-    ("LOADING", 32, "u8"),
+    ("LOADING", 32, "u8"), ("ENTRIES_IPV4", 33, "bin"),
+    ("ENTRIES_IPV6", 34, "bin"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -120,10 +128,17 @@ STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("PKT_MATCHES", 10, "u64"), ("PKT_DROPPED", 11, "u64"),
                ("PKT_MARKED", 12, "u64")]
 S = {n: v for n, v, _ in STATS_ATTRS}
+# The packed-entry attributes: entry family, struct nfc_entry_ipv4 / _ipv6
+# (addresses, ports and protocol in network order, then 3 pad bytes)
+PACKED = {"ENTRIES_IPV4": (1, struct.Struct("!4s4sHHB3s")),
+          "ENTRIES_IPV6": (2, struct.Struct("!16s16sHHB3s"))}
+PACKED_OF = {fam: name for name, (fam, _) in PACKED.items()}
+RECORD = {A[name]: v for name, v in PACKED.items()}   # by attribute type
 
 PACKET = ["KEY_FIELDS", "HOOK", "PRIORITY", "ACTION", "MARK", "MARK_MASK",
           "BIDIRECTIONAL", "INVERT", "ENABLED"]
-# cmd: (required, optional), from the uapi header's list
+# cmd: (required, optional), from the uapi header's list; "entries" is
+# its "R entries": ENTRY nests and PACKED attributes, mixed, 1..BATCH_MAX
 SPEC = {
     "NEW": (["NAME", "FAMILY"], PACKET + ["CAPACITY", "FP_BITS", "FPR",
                                           "BUCKET_SIZE", "MAX_KICKS", "SEED"]),
@@ -131,9 +146,9 @@ SPEC = {
     "GET": (["NAME"], []),
     "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED"]),
     "FLUSH": (["NAME"], []),
-    "ADD_ENTRIES": (["NAME", "ENTRY"], ["BATCH_FLAGS"]),
-    "DEL_ENTRIES": (["NAME", "ENTRY"], ["BATCH_FLAGS"]),
-    "TEST_ENTRIES": (["NAME", "ENTRY"], []),
+    "ADD_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
+    "DEL_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
+    "TEST_ENTRIES": (["NAME", "entries"], []),
     "SAVE": (["NAME"], []),
     "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"], PACKET),
     "LOAD_CHUNK": (["NAME", "CHUNK_OFFSET", "CHUNK_DATA"], []),
@@ -141,8 +156,13 @@ SPEC = {
 }
 BATCH_CMDS = ("ADD_ENTRIES", "DEL_ENTRIES", "TEST_ENTRIES")
 BATCH_MAX = 4096
+PACKED_BYTES = 65520
 NAME_MAXLEN = 32
 CHUNK_MAX = 32768
+# checked against the header's #defines too
+DEFINES = {"NFC_BATCH_MAX": BATCH_MAX, "NFC_NAME_MAXLEN": NAME_MAXLEN,
+           "NFC_CHUNK_MAX": CHUNK_MAX,
+           "NFC_ENTRIES_PACKED_BYTES": PACKED_BYTES}
 
 # errno a command may answer with, besides the ones any command may
 # (policy: EINVAL, ERANGE; genetlink: EOPNOTSUPP; memory: ENOMEM)
@@ -164,6 +184,11 @@ CMD_ERR = {
     "LOAD_CHUNK": LOOKUP_ERR,
     "LOAD_END": LOOKUP_ERR | HOOK_ERR | {errno.ENODATA},
 }
+# BATCH_FAIL_REASON (enum nfc_entry_err) for the errno of a failed batch
+WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT = 1, 2, 3, 4
+WHY = {errno.EINVAL: WHY_MALFORMED, errno.ERANGE: WHY_MALFORMED,
+       errno.EAFNOSUPPORT: WHY_FAMILY, errno.ENOSPC: WHY_FULL,
+       errno.ENOENT: WHY_NOENT}
 # what a reply message (cmd) to a request may be, and what it must hold
 REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
              "DEL_ENTRIES": "DEL_ENTRIES", "TEST_ENTRIES": "TEST_ENTRIES"}
@@ -210,6 +235,11 @@ def check_uapi(path):
             bad.append("%s: header %s, fuzzer %s" % (
                 enum, sorted(set(hdr.items()) - set(mine.items())),
                 sorted(set(mine.items()) - set(hdr.items()))))
+    text = open(path).read()
+    for k, v in DEFINES.items():
+        m = re.search(r"#define\s+%s\s+(\d+)" % k, text)
+        if not m or int(m.group(1)) != v:
+            bad.append("%s: header %s, fuzzer %d" % (k, m and m.group(1), v))
     return bad
 
 
@@ -349,7 +379,7 @@ class Req:
     """One request of a datagram and what came back for it."""
     __slots__ = ("seq", "mtype", "flags", "length", "data", "cmd", "ours",
                  "dump", "acks", "msgs", "done", "multi", "intr", "extack",
-                 "nentries", "hdr_bad")
+                 "layout", "hdr_bad")
 
     def __init__(self, data, off, ln, mtype, flags, seq, family_id):
         self.seq, self.mtype, self.flags, self.length = seq, mtype, flags, ln
@@ -370,7 +400,7 @@ class Req:
         self.multi = 0
         self.intr = False
         self.extack = []
-        self.nentries = None
+        self.layout = None
 
     def label(self):
         if not self.flags & F_REQUEST:
@@ -381,13 +411,35 @@ class Req:
             return "other-family"
         return self.cmd or "short-genl"
 
-    def entries(self):
-        """ENTRY attributes at the top level, as the kernel counts them."""
-        if self.nentries is None:
+    def batch(self):
+        """The top-level attributes that hold entries, as the kernel
+        counts them, and every packed one: [(type, payload offset, length,
+        first index, count)] (whole records: past the policy, all are)."""
+        if self.layout is None:
             attrs, _ = walk_attrs(self.data, 20)
-            self.nentries = sum(1 for t, _, _ in attrs
-                                if t & NLA_TYPE_MASK == A["ENTRY"])
-        return self.nentries
+            self.layout, i = [], 0
+            for t, o, ln in attrs:
+                t &= NLA_TYPE_MASK
+                n = ln // RECORD[t][1].size if t in RECORD else \
+                    int(t == A["ENTRY"])
+                if n or t in RECORD:
+                    self.layout.append((t, o, ln, i, n))
+                    i += n
+        return self.layout
+
+    def entries(self):
+        return sum(x[4] for x in self.batch())
+
+    def records(self):
+        """The packed records: [(index, entry family, record bytes)]."""
+        out = []
+        for t, o, _, i, n in self.batch():
+            if t in RECORD:
+                fam, rec = RECORD[t]
+                out += [(i + j, fam, self.data[o + j * rec.size:
+                                               o + (j + 1) * rec.size])
+                        for j in range(n)]
+        return out
 
     def outcome(self):
         if self.done:
@@ -768,8 +820,7 @@ def check_batch(r, err):
     if failed:
         idx = u(a[A["BATCH_FAIL_INDEX"]][0], 4)
         why = u(a[A["BATCH_FAIL_REASON"]][0], 4)
-        want = {errno.EINVAL: 1, errno.ERANGE: 1, errno.EAFNOSUPPORT: 2,
-                errno.ENOSPC: 3, errno.ENOENT: 4}.get(err)
+        want = WHY.get(err)
         if not err or idx >= n or why != want or done or skipped:
             raise Anomaly("%s reply: failed entry %d of %d reason %d, done %d,"
                           " skipped %d, errno %s" % (r.cmd, idx, n, why, done,
@@ -780,6 +831,11 @@ def check_batch(r, err):
     elif done + skipped != n:
         raise Anomaly("%s reply: done %d + skipped %d != %d entries" %
                       (r.cmd, done, skipped, n))
+    if failed:
+        check_packed(r, idx, why)
+        check_ack_offset(r, idx)
+    else:
+        check_packed(r, None, None)
     if r.cmd == "TEST_ENTRIES" and not failed:
         if A["TEST_HITS"] not in a or A["TEST_BITMAP"] not in a:
             raise Anomaly("TEST reply without HITS or BITMAP")
@@ -790,6 +846,43 @@ def check_batch(r, err):
                 (n % 8 and bm[-1] >> (n % 8)):
             raise Anomaly("TEST reply: %d hits, bitmap %s for %d entries" %
                           (hits, bm[:16].hex(), n))
+
+
+def check_packed(r, idx, why):
+    """What a batch's packed records alone decide, idx and why being its
+    failure (None: it did not fail): a record with padding set fails the
+    parse there, if no entry before it failed; a family the filter does
+    not hold fails at its first record."""
+    recs = r.records()
+    bad = next((i for i, _, b in recs if any(b[-3:])), None)
+    if bad is not None and (idx is None or idx > bad or
+                            why not in (WHY_MALFORMED, WHY_FAMILY)):
+        raise Anomaly("%s: record %d has padding set, yet the batch %s" % (
+            r.cmd, bad, "succeeded" if idx is None else
+            "failed at entry %d for reason %d" % (idx, why)))
+    fam = {i: f for i, f, _ in recs}.get(idx)
+    if why == WHY_MALFORMED and fam and idx != bad:
+        raise Anomaly("%s: record %d malformed, its padding zero" %
+                      (r.cmd, idx))
+    if why == WHY_FAMILY and fam and \
+            idx != min(i for i, f, _ in recs if f == fam):
+        raise Anomaly("%s: record %d failed for its family, an earlier one "
+                      "of that family did not" % (r.cmd, idx))
+
+
+def check_ack_offset(r, idx):
+    """The ext ack of a batch failed at entry idx points at the packed
+    attribute that holds its record, or into the entry's nest."""
+    offs = [x.get(NLMSGERR_ATTR_OFFS) for x in r.extack
+            if NLMSGERR_ATTR_MSG in x]
+    if not offs:
+        return   # no extended ack on this socket
+    t, o, ln, _, _ = next(x for x in r.batch() if x[3] <= idx < x[3] + x[4])
+    got = struct.unpack("=I", offs[0])[0] if offs[0] else None
+    if not (got == o - 4 if t in RECORD else
+            got is not None and o - 4 <= got < o + ln):
+        raise Anomaly("%s: entry %d failed, the ext ack points at offset %s, "
+                      "its attribute is at %d" % (r.cmd, idx, got, o - 4))
 
 
 # ---------------------------------------------------------------------------
@@ -830,6 +923,7 @@ class Gen:
         self.protect = [p.encode() + b"\0" for p in protect]
         self.images = images   # [(header bytes, table bytes)]
         self.cache = []
+        self.rcache = {}
 
     def value(self, t, good=None):
         rng = self.rng
@@ -881,11 +975,11 @@ class Gen:
                 b"\x20\x01\x0d\xb8" + bytes(11) + bytes([rng.randrange(4)])
         return os.urandom(n)
 
-    def entry(self, valid=False):
-        """An entry for pyroute2: a list of (NAME, value)."""
+    def entry(self, valid=False, fam=None):
+        """An entry for pyroute2: a list of (NAME, value), FAMILY first."""
         rng = self.rng
-        fam = rng.choice([1, 2]) if valid or rng.random() < 0.9 else \
-            rng.choice([0, 3, 4, 255])
+        fam = fam or (rng.choice([1, 2]) if valid or rng.random() < 0.9 else
+                      rng.choice([0, 3, 4, 255]))
         e = [("FAMILY", fam)]
         for k in ("SRC", "DST"):
             if valid or rng.random() < 0.92:
@@ -916,6 +1010,50 @@ class Gen:
             self.cache = [self.raw_entry(True) for _ in range(256)]
         return b"".join(self.rng.choices(self.cache, k=n))
 
+    def records(self, fam, n):
+        """n valid packed records of family fam, from a cache, as
+        raw_entries()."""
+        if not self.rcache.get(fam) or self.rng.random() < 0.05:
+            self.rcache[fam] = [record_bytes(self.entry(True, fam))
+                                for _ in range(256)]
+        return b"".join(self.rng.choices(self.rcache[fam], k=n))
+
+    def packed_entries(self, n, fams=(1, 2)):
+        """n valid entries as packed attributes of the families fams."""
+        out = []
+        while n > 0:
+            fam = self.rng.choice(fams)
+            name = PACKED_OF[fam]
+            k = min(n, self.rng.randrange(1, PACKED_BYTES //
+                                          PACKED[name][1].size + 1))
+            out.append(nlattr(A[name], self.records(fam, k)))
+            n -= k
+        return b"".join(out)
+
+    def packed(self, name):
+        """A packed attribute's payload: whole valid records, now and then
+        one with padding set; else a length that is not whole records (the
+        other family's record, say), none, or over PACKED_BYTES."""
+        rng = self.rng
+        fam, rec = PACKED[name]
+        r = rng.random()
+        if r < 0.04:
+            other = PACKED[PACKED_OF[3 - fam]][1].size
+            return os.urandom(rng.choice([1, rec.size - 1, rec.size + 1, other,
+                                          3 * rec.size + 8]))
+        if r < 0.06:
+            return b""
+        if r < 0.08:   # the most an attribute can hold is 65531
+            return os.urandom(rng.choice([PACKED_BYTES + 1, PACKED_BYTES + 8,
+                                          0xffff - 4]))
+        n = rng.choice([1, 1, 2, 3, 16, 100]) if rng.random() < 0.9 else \
+            rng.choice([1000, PACKED_BYTES // rec.size])
+        b = bytearray(self.records(fam, n))
+        if rng.random() < 0.1:
+            b[rng.randrange(n) * rec.size + rec.size - rng.randrange(1, 4)] = \
+                rng.randrange(1, 256)
+        return bytes(b)
+
     def bad_attr(self):
         """An attribute the encoder would not write: wrong length, type or
         flags, unterminated string, deep or empty nest, unknown type."""
@@ -942,7 +1080,7 @@ class Gen:
             return nlattr(rng.choice([A["ENTRY"], A["STATS"], aval]) |
                           (NLA_F_NESTED if rng.random() < 0.7 else 0), b"")
         if k == 5:   # unknown type, or 0
-            return nlattr(rng.choice([0, A["LOADING"] + 1, 100, NLA_TYPE_MASK]),
+            return nlattr(rng.choice([0, max(ATYPE) + 1, 100, NLA_TYPE_MASK]),
                           os.urandom(rng.choice([0, 4, 8])))
         if k == 6:   # NET_BYTEORDER / NESTED bits on a scalar
             p = struct.pack(FMT.get(t, "=I"), 1) if t in FMT else b"\1\0\0\0"
@@ -955,7 +1093,8 @@ class Gen:
             return nest(A["ENTRY"], body, rng.random() < 0.5)
         if k == 8:   # a huge binary
             return nlattr(rng.choice([A["IMAGE_HEADER"], A["CHUNK_DATA"],
-                                      A["TEST_BITMAP"], A["NAME"]]),
+                                      A["TEST_BITMAP"], A["NAME"],
+                                      A["ENTRIES_IPV4"], A["ENTRIES_IPV6"]]),
                           bytes(rng.choice([257, 4096, 32768, 32776, 65000])))
         # a reply-only attribute in a request
         return nlattr(rng.choice([A["BATCH_DONE"], A["TEST_HITS"],
@@ -998,6 +1137,8 @@ class Gen:
             return os.urandom(self.rng.randrange(8))
         if name == "STATS":
             return None
+        if name in PACKED:
+            return self.packed(name)
         if name == "CHUNK_OFFSET":
             return self.rng.choice([0, 0, 8, 64, 4096, 1 << 63, (1 << 64) - 8,
                                     self.rng.getrandbits(16) * 8])
@@ -1017,7 +1158,7 @@ class Gen:
         attrs = []
         keep = 0.97 if rng.random() < 0.7 else 0.6
         for a in req:
-            if a == "ENTRY":
+            if a == "entries":
                 continue
             if rng.random() < keep:
                 attrs.append((a, self.attr_value(a)))
@@ -1035,22 +1176,8 @@ class Gen:
             attrs.reverse()
         attrs = [(k, v) for k, v in attrs if v is not None]
         raw_tail = b""
-        if "ENTRY" in req or rng.random() < 0.03:
-            n = rng.choice([0, 1, 1, 1, 2, 3, 5, 16, 64]) if rng.random() < 0.9 \
-                else rng.choice([255, 256, 257, 1000, 4095, 4096, 4097, 5000])
-            if n <= 5:   # pyroute2 encodes these (it is slow at many)
-                for _ in range(n):
-                    attrs.append(("ENTRY", self.entry(rng.random() < 0.5)))
-            else:
-                one = self.raw_entry(True)
-                if rng.random() < 0.3:
-                    raw_tail = one * n
-                else:
-                    raw_tail = self.raw_entries(n)
-                if rng.random() < 0.2:   # one bad among many
-                    k = rng.randrange(n)
-                    raw_tail = self.raw_entries(k) + self.raw_entry(False) + \
-                        self.raw_entries(n - k - 1)
+        if "entries" in req or rng.random() < 0.03:
+            raw_tail = self.entries(attrs)
         flags = F_REQUEST | F_ACK
         if cname == "SAVE" or (cname == "GET" and rng.random() < 0.3):
             flags |= F_DUMP
@@ -1068,6 +1195,34 @@ class Gen:
             data = self.insert_raw(data, extra)
         return data, cname or "cmd%d" % cmd
 
+    def entries(self, attrs):
+        """A batch's entries: nests, a few of them added to attrs for
+        pyroute2 to encode, many returned as raw bytes; in one message of
+        two, packed attributes among the attrs."""
+        rng = self.rng
+        raw = b""
+        n = rng.choice([0, 1, 1, 1, 2, 3, 5, 16, 64]) if rng.random() < 0.9 \
+            else rng.choice([255, 256, 257, 1000, 4095, 4096, 4097, 5000])
+        if n <= 5:   # pyroute2 encodes these (it is slow at many)
+            for _ in range(n):
+                attrs.append(("ENTRY", self.entry(rng.random() < 0.5)))
+        else:
+            one = self.raw_entry(True)
+            if rng.random() < 0.3:
+                raw = one * n
+            else:
+                raw = self.raw_entries(n)
+            if rng.random() < 0.2:   # one bad among many
+                k = rng.randrange(n)
+                raw = self.raw_entries(k) + self.raw_entry(False) + \
+                    self.raw_entries(n - k - 1)
+        if rng.random() < 0.5:
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                name = rng.choice(list(PACKED))
+                attrs.insert(rng.randrange(len(attrs) + 1),
+                             (name, self.packed(name)))
+        return raw
+
     def insert_raw(self, data, extra):
         """Put raw attributes at an attribute boundary; fix nlmsg_len."""
         attrs, _ = walk_attrs(data, 20)
@@ -1077,7 +1232,7 @@ class Gen:
         struct.pack_into("=I", out, 0, len(out))
         return bytes(out)
 
-    def valid(self, cname, name=None, n=None):
+    def valid(self, cname, name=None):
         """A well-formed message (the mutator's raw material)."""
         rng = self.rng
         name = name or rng.choice(self.pool)
@@ -1096,8 +1251,9 @@ class Gen:
             attrs.append(("ENABLED", rng.choice([0, 1])))
             attrs.append(("MARK", 7))
         elif cname in BATCH_CMDS:
-            for _ in range(n or rng.choice([1, 2, 4])):
-                attrs.append(("ENTRY", self.entry(True)))
+            for e in (self.entry(True) for _ in range(rng.choice([1, 2, 4]))):
+                attrs.append(("ENTRY", e) if rng.random() < 0.5 else
+                             (PACKED_OF[e[0][1]], record_bytes(e)))
             if cname != "TEST_ENTRIES" and rng.random() < 0.5:
                 attrs.append(("BATCH_FLAGS", 1 if cname == "ADD_ENTRIES" else 2))
         elif cname == "LOAD_CHUNK":
@@ -1282,6 +1438,12 @@ class Worker:
                 self.stats["reply_msgs"] += len(r.msgs)
             if r.intr:
                 self.stats["dump_intr"] += 1
+            packed = [x[4] for x in r.batch() if x[0] in RECORD] \
+                if r.ours else []
+            if packed:
+                self.stats["packed_msgs"] += 1
+                self.stats["packed_records"] += sum(packed)
+                self.stats["packed_msgs_ok"] += o == 0
             if o and r.ours and r.cmd in SPEC and o not in (-errno.EOPNOTSUPP,):
                 has = any(NLMSGERR_ATTR_MSG in x for x in r.extack)
                 self.stats["errors_with_msg" if has else "errors_without_msg"] += 1
@@ -1420,7 +1582,9 @@ class ChurnWorker(Worker):
         elif k == 3:
             self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm))
         elif k == 4:
-            body = g.raw_entries(rng.choice([1, 10, 100, 1000, 4096]))
+            n = rng.choice([1, 10, 100, 1000, 4096])
+            body = g.raw_entries(n) if rng.random() < 0.5 else \
+                g.packed_entries(n)
             self.one(genl(fid, C[rng.choice(BATCH_CMDS)], F_REQUEST | F_ACK,
                           0, nm + body))
         elif k == 5:
@@ -1749,19 +1913,87 @@ def entry_bytes(items):
                              for k, v in items])
 
 
+def record_bytes(e, pad=bytes(3)):
+    """A valid entry (every field given) as a packed record."""
+    d = dict(e)
+    return PACKED[PACKED_OF[d["FAMILY"]]][1].pack(
+        d["SRC"], d["DST"], d["SPORT"], d["DPORT"], d["PROTO"], pad)
+
+
+def batch_body(rng, entries, pads=None):
+    """Valid entries (FAMILY first) in message order, each a nest or, in
+    runs of one family, a record of a packed attribute; the share of nests
+    is drawn per message.  pads: {index: padding} of records to spoil
+    (those entries are packed whatever the draw)."""
+    pads = pads or {}
+    nests = rng.choice([0, 0.2, 0.8, 1])
+    out, i = [], 0
+    while i < len(entries):
+        if i not in pads and rng.random() < nests:
+            out.append(entry_bytes(entries[i]))
+            i += 1
+            continue
+        fam = entries[i][0][1]
+        name = PACKED_OF[fam]
+        most = min(rng.choice([1, 3, 50, BATCH_MAX]),
+                   PACKED_BYTES // PACKED[name][1].size)
+        recs = []
+        while i < len(entries) and len(recs) < most and \
+                entries[i][0][1] == fam:
+            recs.append(record_bytes(entries[i], pads.get(i, bytes(3))))
+            i += 1
+        out.append(nlattr(A[name], b"".join(recs)))
+    return b"".join(out)
+
+
+def packed_attrs(entries):
+    """Valid entries as a packed attribute per family, for pyroute2 (in
+    an order of their own)."""
+    out = []
+    for fam, name in sorted(PACKED_OF.items()):
+        recs = [record_bytes(e) for e in entries if e[0][1] == fam]
+        if recs:
+            out.append((name, b"".join(recs)))
+    return out
+
+
+def batch_fail(r):
+    """(BATCH_FAIL_INDEX, BATCH_FAIL_REASON) of a batch's reply, or None."""
+    a = r.msgs[0][1][1] if r and r.msgs else {}
+    if A["BATCH_FAIL_INDEX"] not in a:
+        return None
+    return tuple(u(a[A[k]][0], 4) for k in ("BATCH_FAIL_INDEX",
+                                             "BATCH_FAIL_REASON"))
+
+
 class ModelWorker(Worker):
     """Private filters with exact expectations."""
 
-    def batch(self, cmd, name, entries, flags=None):
-        body = b"".join(entry_bytes(e) for e in entries)
-        if flags is not None:
-            body += nlattr(A["BATCH_FLAGS"], struct.pack("=I", flags))
+    PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere"]
+
+    def request(self, cmd, name, body=b""):
         return self.one(genl(self.ctx.fid, C[cmd], F_REQUEST | F_ACK, 0,
                              nlattr(A["NAME"], name.encode() + b"\0") + body))
 
+    def batch(self, cmd, name, entries, flags=None, pads=None):
+        """entries, nested and packed at random (see batch_body())."""
+        body = batch_body(self.rng, entries, pads)
+        if flags is not None:
+            body += nlattr(A["BATCH_FLAGS"], struct.pack("=I", flags))
+        return self.request(cmd, name, body)
+
+    def flows(self, n, fams):
+        """n valid entries of the families fams, in runs of one family (a
+        packed attribute holds one)."""
+        out = []
+        while len(out) < n:
+            fam = self.rng.choice(fams)
+            run = min(n - len(out), self.rng.choice([1, 5, 50, 1000]))
+            out += [self.gen.entry(True, fam) for _ in range(run)]
+        return out
+
     def items(self, name):
-        r = self.one(genl(self.ctx.fid, C["GET"], F_REQUEST | F_ACK, 0,
-                          nlattr(A["NAME"], name.encode() + b"\0")))
+        r = self.request("GET", name)
         if not r or r.outcome() != 0:
             return None
         st, _ = walk_attrs(self.attrs_of(r)[A["STATS"]][0])
@@ -1793,6 +2025,136 @@ class ModelWorker(Worker):
             self.anomaly("model: " + what, b"")
         return cond
 
+    def expect_fail(self, r, what, errs, at):
+        """r failed with an errno of errs: at entry at, (index, reason), as
+        its reply says, or (at None) as a whole, without a reply."""
+        if r is None:
+            return   # send() reported it
+        fail = batch_fail(r)
+        self.expect(-(r.outcome() or 0) in errs and fail == at and
+                    bool(r.msgs) == (at is not None),
+                    "%s: %s, failure %s, want %s, failure %s" % (
+                        what, errname(r.outcome()), fail,
+                        "/".join(errno.errorcode[e] for e in errs), at))
+
+    def probe(self, name, keep, fams):
+        """A message that fails, as a whole or at a known entry, exactly as
+        the header says, and leaves the filter as it was.  The entries
+        kept (a probe may delete some, as told)."""
+        kind = self.rng.choice([k for k in self.PROBES
+                                if k != "family" or len(fams) == 1])
+        self.stats["model_probe_" + kind] += 1
+        keep = getattr(self, "probe_" + kind)(name, keep, fams)
+        self.expect(self.items(name) == len(keep), "items != %d after the "
+                    "%s probe" % (len(keep), kind))
+        return keep
+
+    def probe_family(self, name, keep, fams):
+        """An entry of the family the filter does not hold, among others."""
+        rng = self.rng
+        ents = self.flows(rng.randrange(0, 300), fams)
+        k = rng.randrange(len(ents) + 1)
+        ents.insert(k, self.gen.entry(True, 3 - fams[0]))
+        self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents),
+                         "a family not held", {errno.EAFNOSUPPORT},
+                         (k, WHY_FAMILY))
+        return keep
+
+    def probe_padding(self, name, keep, fams):
+        """A record with padding set among valid entries (an add too:
+        every entry is parsed before any is applied)."""
+        rng = self.rng
+        ents = self.flows(rng.randrange(1, 300), fams)
+        k = rng.randrange(len(ents))
+        pad = bytearray(3)
+        pad[rng.randrange(3)] = rng.randrange(1, 256)
+        self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents,
+                                    pads={k: bytes(pad)}),
+                         "padding set", {errno.EINVAL}, (k, WHY_MALFORMED))
+        return keep
+
+    def probe_absent(self, name, keep, fams):
+        """Present entries and one absent: TEST tells which; DEL fails at
+        it and undoes the others, or with MISSING_OK skips it."""
+        rng = self.rng
+        pick = rng.sample(range(len(keep)),
+                          rng.randrange(min(len(keep), 300) + 1))
+        ents = [keep[j] for j in pick]
+        k = rng.randrange(len(ents) + 1)
+        ents.insert(k, [(f, os.urandom(len(v)) if f in ("SRC", "DST") else v)
+                        for f, v in self.flows(1, fams)[0]])
+        r = self.batch("TEST_ENTRIES", name, ents)
+        if not self.expect(r and r.outcome() == 0, "TEST of present entries "
+                           "and an absent one"):
+            return keep
+        bm = self.attrs_of(r)[A["TEST_BITMAP"]][0]
+        hits = [j for j in range(len(ents)) if bm[j // 8] >> (j % 8) & 1]
+        if k in hits:   # a false positive: not absent enough to delete
+            self.stats["model_false_positives"] += 1
+            return keep
+        self.expect(len(hits) == len(ents) - 1, "TEST bitmap: %d of %d present"
+                    " entries set" % (len(hits), len(ents) - 1))
+        if rng.random() < 0.5:
+            self.expect_fail(self.batch("DEL_ENTRIES", name, ents),
+                             "an absent entry", {errno.ENOENT}, (k, WHY_NOENT))
+            return keep
+        r = self.batch("DEL_ENTRIES", name, ents, flags=2)   # MISSING_OK
+        a = self.attrs_of(r)
+        self.expect(r and r.outcome() == 0 and
+                    u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
+                    u(a[A["BATCH_SKIPPED"]][0], 4) == 1,
+                    "DEL with MISSING_OK of %d present and one absent" %
+                    (len(ents) - 1))
+        gone = set(pick)
+        return [e for j, e in enumerate(keep) if j not in gone]
+
+    def probe_length(self, name, keep, fams):
+        """A packed attribute of no whole records, none, or over
+        PACKED_BYTES among valid entries: refused as a whole."""
+        rng = self.rng
+        pname = rng.choice(list(PACKED))
+        fam, rec = PACKED[pname]
+        bad = rng.choice([b"", bytes(PACKED_BYTES + rng.randrange(1, 12)),
+                          self.gen.records(fam, rng.randrange(4)) +
+                          bytes(rng.randrange(1, rec.size))])
+        ents = self.flows(rng.randrange(0, 100), fams)
+        k = rng.randrange(len(ents) + 1)
+        body = batch_body(rng, ents[:k]) + nlattr(A[pname], bad) + \
+            batch_body(rng, ents[k:])
+        self.expect_fail(self.request(rng.choice(BATCH_CMDS), name, body),
+                         "%d bytes of %s" % (len(bad), pname),
+                         {errno.EINVAL, errno.ERANGE}, None)
+        return keep
+
+    def probe_too_many(self, name, keep, fams):
+        """More than BATCH_MAX entries, nests and records counted alike
+        (even of a family not held): refused as a whole; a TEST of
+        exactly BATCH_MAX is answered."""
+        rng = self.rng
+        over = rng.choice([0, 1, 1, 2, 1000])
+        ents = self.flows(rng.randrange(0, 50), fams)
+        parts = [batch_body(rng, ents), self.gen.packed_entries(
+            BATCH_MAX + over - len(ents), (1, 2) if over else fams)]
+        rng.shuffle(parts)
+        cmd = rng.choice(BATCH_CMDS) if over else "TEST_ENTRIES"
+        r = self.request(cmd, name, b"".join(parts))
+        if over:
+            self.expect_fail(r, "%d entries" % (BATCH_MAX + over),
+                             {errno.E2BIG}, None)
+        elif r:
+            self.expect(r.outcome() == 0 and u(self.attrs_of(r)[
+                A["BATCH_DONE"]][0], 4) == BATCH_MAX, "TEST of BATCH_MAX")
+        return keep
+
+    def probe_nowhere(self, name, keep, fams):
+        """Valid packed entries on a command that takes none: refused by
+        its policy, not carried out (a DEL or FLUSH would show)."""
+        cmd = self.rng.choice(["DEL", "FLUSH", "GET", "SET"])
+        r = self.request(cmd, name, self.gen.packed_entries(
+            self.rng.randrange(1, 100)))
+        self.expect_fail(r, "packed entries on %s" % cmd, {errno.EINVAL}, None)
+        return keep
+
     def loop(self):
         fid, rng = self.ctx.fid, self.rng
         i = 0
@@ -1803,9 +2165,11 @@ class ModelWorker(Worker):
                 self.one(genl(fid, C["DEL"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], n.encode() + b"\0")))
             cap = rng.choice([32, 200, 1000, 5000])
+            fam = rng.choice([1, 2, 3, 3])
+            fams = [1, 2] if fam == 3 else [fam]
             r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], name.encode() + b"\0") +
-                              nlattr(A["FAMILY"], b"\3") +
+                              nlattr(A["FAMILY"], bytes([fam])) +
                               nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
                               nlattr(A["FP_BITS"], bytes([rng.choice([8, 12, 16, 32])])) +
                               nlattr(A["ENABLED"], bytes([rng.random() < 0.5])) +
@@ -1814,7 +2178,7 @@ class ModelWorker(Worker):
                 self.stats["model_skipped_%s" % errname(r.outcome() if r else 1)] += 1
                 continue
             n = rng.randrange(1, int(cap * 0.8) + 1)
-            ents = [self.gen.entry(True) for _ in range(n)]
+            ents = self.flows(n, fams)
             ok = True
             for j in range(0, n, BATCH_MAX):
                 r = self.batch("ADD_ENTRIES", name, ents[j:j + BATCH_MAX])
@@ -1835,12 +2199,13 @@ class ModelWorker(Worker):
             self.expect_present(name, keep, "after delete")
             self.expect(self.items(name) == len(keep), "items != %d after del"
                         % len(keep))
+            keep = self.probe(name, keep, fams)
             img = save_image(self, name)
             if not self.expect(img is not None, "SAVE of a quiet filter"):
                 continue
             ok = True
             for j, m in enumerate(load_msgs(fid, other, img[0], img[1],
-                                            rng=rng)):
+                                            family=fam, rng=rng)):
                 r = self.one(m)
                 if j == 0 and r and r.outcome() in (-errno.EDQUOT,
                                                     -errno.ENOMEM):
@@ -1991,7 +2356,8 @@ class KnownWorker(Worker):
             while True:
                 for k in self.ctx.known:
                     try:
-                        lost = k.check(gs, self.ctx.timeout)
+                        lost = k.check(gs, self.ctx.timeout,
+                                       self.rng.random() < 0.5)
                     except Exception as e:
                         self.anomaly("known %s: %r" % (k.name, e), b"")
                         gs.close()
@@ -2027,12 +2393,14 @@ class Known:
         self.entries = [parse_flow(ln) for ln in open(path)
                         if ln.strip() and not ln.startswith("#")]
 
-    def check(self, gs, timeout):
-        """Entries that test absent, via pyroute2 (request, reply, decode)."""
+    def check(self, gs, timeout, packed):
+        """Entries that test absent, via pyroute2 (request, reply, decode),
+        sent nested or packed."""
         lost = 0
         for i in range(0, len(self.entries), 500):
             part = self.entries[i:i + 500]
-            attrs = [("NAME", self.name)] + [("ENTRY", e) for e in part]
+            attrs = [("NAME", self.name)] + (
+                packed_attrs(part) if packed else [("ENTRY", e) for e in part])
             m = nfcmsg()
             m["cmd"] = C["TEST_ENTRIES"]
             m["version"] = 1
@@ -2226,6 +2594,7 @@ def run(args):
     report = {
         "seed": args.seed, "seconds": round(elapsed, 1),
         "messages": st["messages"], "datagrams": st["datagrams"],
+        "packed_msgs": st["packed_msgs"],
         "per_second": round(st["messages"] / max(elapsed, 1), 1),
         "by_cmd": dict(sorted(total["by_cmd"].items())),
         "by_errno": dict(sorted(total["by_err"].items())),
@@ -2239,12 +2608,13 @@ def run(args):
         "lost": lost,
         "anomalies": len(anomalies),
     }
-    # every command of the interface was sent (a fuzzer too slow, or one
-    # that lost a command, must not pass quietly)
+    # every command of the interface was sent, and packed entries (a
+    # fuzzer too slow, or one that lost a command, must not pass quietly)
     if set(kinds) & {"struct", "mutate"}:
-        missing = [c for c in SPEC if not total["by_cmd"].get(c)]
+        missing = [c for c in SPEC if not total["by_cmd"].get(c)] + \
+            ([] if st["packed_msgs"] else ["packed entries"])
         if missing:
-            anomalies.append({"worker": "all", "what": "commands never sent: "
+            anomalies.append({"worker": "all", "what": "never sent: "
                               + " ".join(missing)})
             report["anomalies"] = len(anomalies)
     for a in anomalies[:30]:
@@ -2388,6 +2758,11 @@ class Replay:
                 if "items" in st and self.items(r) != st["items"]:
                     self.problems.append("%s: %s items, want %d" %
                                          (where, self.items(r), st["items"]))
+                    return False
+                if "fail" in st and batch_fail(r) != tuple(st["fail"]):
+                    self.problems.append("%s: failed entry and reason %s, "
+                                         "want %s" % (where, batch_fail(r),
+                                                      tuple(st["fail"])))
                     return False
             return True
         except Anomaly as e:
