@@ -12,8 +12,11 @@
 #define CF_BFS_ROOT		0xffffU
 /* The longest displacement chain a breadth-first search can return. */
 #define CF_PATH_MAX		64
-/* Keys hashed ahead of the one being compared in cf_contains_batch(). */
-#define CF_BATCH_AHEAD		16
+/*
+ * Keys cf_contains_batch() hashes before it reads their buckets, and whose
+ * bucket words it reads before it compares any: see cf_batch().
+ */
+#define CF_BATCH_GROUP		32
 
 /*
  * Lookups are specialised for the common geometries so that the compiler
@@ -41,8 +44,8 @@ struct cuckoo_filter {
 	u64 table_bits;
 	u32 nbuckets;
 	u32 fp_mask;
-	u32 seed_index;
-	u32 seed_fp;
+	u32 seed_lo;
+	u32 seed_hi;
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 layout;
@@ -204,10 +207,12 @@ static __always_inline void cf_hash_key(const struct cuckoo_filter *cf,
 					const void *key, u32 len,
 					struct cf_hash *h)
 {
-	u32 fp = jhash(key, len, cf->seed_fp) & cf->fp_mask;
+	u32 fp, second;
 
+	h->i1 = cf_reduce(cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi,
+					&second), cf->nbuckets);
+	fp = second & cf->fp_mask;
 	h->fp = fp + !fp;
-	h->i1 = cf_reduce(jhash(key, len, cf->seed_index), cf->nbuckets);
 	h->i2 = cf_alt(cf, h->i1, h->fp);
 }
 
@@ -256,10 +261,42 @@ static __always_inline u64 cf_lane_ones(unsigned int f, unsigned int n)
 }
 
 /*
- * Is fp in bucket i?  Up to 64 bits of the bucket are compared at once:
- * x has a zero f-bit lane exactly where a slot equals fp, and
- * (x - ones) & ~x & high-bits is non-zero exactly when some lane is zero.
+ * Does some f-bit lane of the b lanes of v equal fp?  x has a zero lane
+ * exactly where a slot equals fp, and (x - ones) & ~x & high-bits is
+ * non-zero exactly when some lane is zero.  fp_lanes is fp * ones.
  */
+static __always_inline bool cf_word_has(u64 v, u64 fp_lanes, unsigned int f,
+					unsigned int b)
+{
+	u64 ones = cf_lane_ones(f, b);
+	u64 x = (v & cf_low_mask(f * b)) ^ fp_lanes;
+
+	return (x - ones) & ~x & (ones << (f - 1));
+}
+
+/* Buckets of at most 64 bits are read and compared as one word. */
+static __always_inline bool cf_small_buckets(unsigned int f, unsigned int b)
+{
+	return f * b <= 64;
+}
+
+/*
+ * Bucket i of a table with cf_small_buckets(), in the low f * b bits
+ * (higher bits are garbage).  One load where CF_BYTE_BUCKETS allows and
+ * the bucket starts on a byte (always, for the specialised layouts).  The
+ * table's spare word keeps the load of the last bucket inside it.
+ */
+static __always_inline u64 cf_bucket_bits(const u64 *t, u32 i, unsigned int f,
+					  unsigned int b)
+{
+#ifdef CF_BYTE_BUCKETS
+	if ((f * b) % 8 == 0)
+		return cf_read_bucket_le64((const u8 *)t + (u64)i * (f * b / 8));
+#endif
+	return cf_bits_at(t, (u64)i * b * f, f * b, cf_one_word(f, b));
+}
+
+/* Is fp in bucket i?  Up to 64 bits of the bucket are compared at once. */
 static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 					  unsigned int f, unsigned int b)
 {
@@ -269,6 +306,9 @@ static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 	unsigned int done, n;
 	u64 v, ones, x;
 
+	if (cf_small_buckets(f, b))
+		return cf_word_has(cf_bucket_bits(t, i, f, b),
+				   fp * cf_lane_ones(f, b), f, b);
 	for (done = 0; done < b; done += n) {
 		n = b - done < per_word ? b - done : per_word;
 		ones = cf_lane_ones(f, n);
@@ -281,22 +321,33 @@ static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 	return false;
 }
 
+/* Is the victim v (a CF_READ() of cf->victim) the item h? */
+static __always_inline bool cf_victim_match(u64 v, const struct cf_hash *h)
+{
+	u32 vb = CF_VICTIM_BUCKET(v);
+
+	return v && CF_VICTIM_FP(v) == h->fp && (vb == h->i1 || vb == h->i2);
+}
+
 static __always_inline bool cf_victim_is(const struct cuckoo_filter *cf,
 					 const struct cf_hash *h)
 {
-	u64 v = CF_READ(cf->victim);
-
-	return v && CF_VICTIM_FP(v) == h->fp &&
-	       (CF_VICTIM_BUCKET(v) == h->i1 || CF_VICTIM_BUCKET(v) == h->i2);
+	return cf_victim_match(CF_READ(cf->victim), h);
 }
 
+/*
+ * Both buckets and the victim are read whatever the first holds: the
+ * loads overlap, and a hit costs no mispredicted branch.
+ */
 static __always_inline bool cf_probe(const struct cuckoo_filter *cf,
 				     const struct cf_hash *h,
 				     unsigned int f, unsigned int b)
 {
-	return cf_bucket_has(cf->table, h->i1, h->fp, f, b) ||
-	       cf_bucket_has(cf->table, h->i2, h->fp, f, b) ||
-	       cf_victim_is(cf, h);
+	bool in1 = cf_bucket_has(cf->table, h->i1, h->fp, f, b);
+	bool in2 = cf_bucket_has(cf->table, h->i2, h->fp, f, b);
+	bool in_victim = cf_victim_is(cf, h);
+
+	return in1 | in2 | in_victim;
 }
 
 static bool cf_probe_any(const struct cuckoo_filter *cf,
@@ -346,49 +397,75 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 	return cf_contains_hashed(cf, &h);
 }
 
-static __always_inline void cf_prefetch_bucket(const struct cuckoo_filter *cf,
-					       u32 i, unsigned int f,
-					       unsigned int b)
+/*
+ * One group of cf_batch(): hash every key, then read every bucket, then
+ * compare.  A lookup is a few dozen instructions around two cache misses;
+ * done one after another, the CPU's reorder window holds the misses of
+ * only a key or two at a time.  Split into passes, the reads of a whole
+ * group are in flight together.  (Prefetching ahead, the usual cure, did
+ * worse: on the machines measured a prefetch waited for its page walk
+ * like a load.)  The victim is the one read before the batch began; see
+ * cf_batch().
+ */
+static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
+					  const u8 *keys, u32 key_len, u32 m,
+					  u64 victim, u8 *hits,
+					  unsigned int f, unsigned int b)
 {
-	u64 pos = (u64)i * b * f;
+	struct cf_hash h[CF_BATCH_GROUP];
+	u64 w1[CF_BATCH_GROUP], w2[CF_BATCH_GROUP], ones = 0;
+	const u64 *t = cf->table;
+	u32 k, found = 0;
+	bool in1, in2, hit;
 
-	cf_prefetch(&cf->table[pos >> 6]);
-	if (!cf_one_word(f, b) || f * b > 64)
-		cf_prefetch(&cf->table[(pos + (u64)f * b - 1) >> 6]);
+	if (cf_small_buckets(f, b))
+		ones = cf_lane_ones(f, b);
+
+	for (k = 0; k < m; k++)
+		cf_hash_key(cf, keys + (u64)k * key_len, key_len, &h[k]);
+	if (cf_small_buckets(f, b)) {
+		for (k = 0; k < m; k++) {
+			w1[k] = cf_bucket_bits(t, h[k].i1, f, b);
+			w2[k] = cf_bucket_bits(t, h[k].i2, f, b);
+		}
+	}
+	for (k = 0; k < m; k++) {
+		if (cf_small_buckets(f, b)) {
+			in1 = cf_word_has(w1[k], h[k].fp * ones, f, b);
+			in2 = cf_word_has(w2[k], h[k].fp * ones, f, b);
+		} else {
+			in1 = cf_bucket_has(t, h[k].i1, h[k].fp, f, b);
+			in2 = cf_bucket_has(t, h[k].i2, h[k].fp, f, b);
+		}
+		hit = in1 | in2 | cf_victim_match(victim, &h[k]);
+		if (hits)
+			hits[k] = hit;
+		found += hit;
+	}
+	return found;
 }
 
 /*
- * Hash CF_BATCH_AHEAD keys ahead and prefetch their buckets, so that the
- * cache misses of many lookups overlap.  One sequence snapshot covers the
- * whole batch; if a move happened meanwhile, the misses are looked up
- * again one by one.
+ * One sequence snapshot covers the whole batch; if a move happened
+ * meanwhile, the caller looks the misses up again one by one.  So does
+ * one read of the victim: an item in the victim slot for the whole batch
+ * is in it at that read, and the victim only goes back into the table
+ * inside a move.
  */
 static __always_inline u32 cf_batch(const struct cuckoo_filter *cf,
 				    const u8 *keys, u32 key_len, u32 n,
 				    u8 *hits, unsigned int f, unsigned int b)
 {
-	struct cf_hash ring[CF_BATCH_AHEAD];
-	u32 k, j, found = 0, seq;
-	struct cf_hash *h;
-	bool hit;
+	u32 k, m, found = 0, seq;
+	u64 victim;
 
 	seq = CF_READ(cf->seq);
 	cf_rmb();
-	for (k = 0; k < (u64)n + CF_BATCH_AHEAD; k++) {
-		h = &ring[k % CF_BATCH_AHEAD];
-		/* Key k - AHEAD sits in the slot key k is about to take. */
-		if (k >= CF_BATCH_AHEAD) {
-			j = k - CF_BATCH_AHEAD;
-			hit = cf_probe(cf, h, f, b);
-			if (hits)
-				hits[j] = hit;
-			found += hit;
-		}
-		if (k < n) {
-			cf_hash_key(cf, keys + (u64)k * key_len, key_len, h);
-			cf_prefetch_bucket(cf, h->i1, f, b);
-			cf_prefetch_bucket(cf, h->i2, f, b);
-		}
+	victim = CF_READ(cf->victim);
+	for (k = 0; k < n; k += m) {
+		m = n - k < CF_BATCH_GROUP ? n - k : CF_BATCH_GROUP;
+		found += cf_batch_group(cf, keys + (u64)k * key_len, key_len,
+					m, victim, hits ? hits + k : NULL, f, b);
 	}
 	cf_rmb();
 	if (likely(!(seq & 1) && CF_READ(cf->seq) == seq))
@@ -785,9 +862,9 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->capacity = p.capacity;
 	cf->max_kicks = p.max_kicks;
 	cf->seed = p.seed;
-	/* Two different initvals even for seed 0: bucket and fp independent. */
-	cf->seed_index = (u32)p.seed;
-	cf->seed_fp = (u32)(p.seed >> 32) ^ 0x9e3779b9U;
+	/* The two initvals of cf_jhash_pair(): the whole seed counts. */
+	cf->seed_lo = (u32)p.seed;
+	cf->seed_hi = (u32)(p.seed >> 32);
 	err = -ENOMEM;
 	cf->table = cf_zalloc(cf->table_words * sizeof(u64));
 	if (!cf->table)

@@ -22,10 +22,11 @@
  * fills CF_DESIGN_LOAD of the slots, hence bits per item is
  * f / CF_DESIGN_LOAD (12.57 for f = 12, b = 4) for any capacity.
  *
- * Keys are hashed with jhash (the kernel's own in the module, its bit-exact
- * twin cf_jhash.h in userspace), twice, with the two halves of the filter's
- * 64-bit seed: once for the bucket, once for the fingerprint, so that large
- * filters do not pay for a 32-bit collision floor.
+ * Keys are hashed once, with lookup3's hashlittle2 built from the kernel's
+ * jhash rounds (cf_jhash.h, the same code in the module and in userspace),
+ * seeded with both halves of the filter's 64-bit seed.  That pass yields
+ * two 32-bit hashes: one picks the bucket, the other the fingerprint, so
+ * large filters do not pay for a 32-bit collision floor.
  *
  * Inserting.  A new fingerprint goes to whichever of its buckets has more
  * free slots, which keeps buckets evenly filled.  Instead of the paper's
@@ -181,7 +182,12 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  * then the filter must not be shown to readers.
  */
 #define CF_IMAGE_MAGIC		0x46435543U	/* "CUCF" little-endian */
-#define CF_IMAGE_VERSION	1
+/*
+ * 2: keys hashed in one pass (cf_jhash_pair()).  Version 1 tables hold
+ * fingerprints of the two-pass hash, which this code no longer computes:
+ * they would answer no for their own keys, so they are refused.
+ */
+#define CF_IMAGE_VERSION	2
 
 struct cf_image {
 	u32 magic;

@@ -7,10 +7,24 @@
  * benchmarks.  Everything that differs between the two lives here.
  *
  * Shared memory that lockless readers see (the table words, the victim,
- * the sequence counter, the item count) is only ever touched through
+ * the sequence counter, the item count) is touched through
  * CF_READ()/CF_WRITE(): READ_ONCE/WRITE_ONCE in the kernel, relaxed atomics
  * in userspace, so that ThreadSanitizer checks the same access pattern the
- * kernel runs.
+ * kernel runs.  The one exception is cf_read_bucket_le64(), see below.
+ *
+ * cf_get_cpu32() and cf_get_le32() read a key's bytes at any alignment, in
+ * the host's order and little-endian; jhash needs both.
+ *
+ * CF_BYTE_BUCKETS: on a little-endian host, bit p of the table (64-bit
+ * words, bit 0 the lowest) is bit p % 8 of byte p / 8, so a bucket whose
+ * bits start on a byte can be read with one unaligned 8-byte load,
+ * cf_read_bucket_le64(), where the word-wise read needs two and a shift.
+ * That load may straddle two table words and is not an atomic access.
+ * It does not need to be: the writer stores whole words whose other bits
+ * it leaves as they were, so the bits of a slot that is not being written
+ * read the same however the load is split, and a slot that is being
+ * written may be seen either way (see cuckoo.h).  ThreadSanitizer cannot
+ * be told that, so its build reads word-wise.
  */
 #ifndef _NF_CUCKOO_PLATFORM_H
 #define _NF_CUCKOO_PLATFORM_H
@@ -23,12 +37,12 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
-#include <linux/prefetch.h>
 #include <linux/bottom_half.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
 #include <asm/processor.h>
+#include <asm/unaligned.h>
 #include <linux/jhash.h>
 
 #define CF_READ(x)		READ_ONCE(x)
@@ -38,9 +52,16 @@
 /* The writer: order counter, slot and victim writes for those readers. */
 #define cf_wmb()		smp_wmb()
 #define cf_cpu_relax()		cpu_relax()
-#define cf_prefetch(p)		prefetch(p)
 #define cf_cpu_to_le64(x)	cpu_to_le64(x)
 #define cf_le64_to_cpu(x)	le64_to_cpu(x)
+#define cf_get_cpu32(p)		__get_unaligned_cpu32(p)
+#define cf_get_le32(p)		get_unaligned_le32(p)
+
+#ifdef __LITTLE_ENDIAN
+#define CF_BYTE_BUCKETS		1
+/* A racy read by design (see above): tell KCSAN so. */
+#define cf_read_bucket_le64(p)	data_race(get_unaligned_le64(p))
+#endif
 
 /*
  * Packet-path readers run in softirq.  A writer that is in the middle of
@@ -102,6 +123,9 @@ typedef uint64_t u64;
 #ifndef __always_inline
 #define __always_inline		inline
 #endif
+#ifndef fallthrough
+#define fallthrough		__attribute__((__fallthrough__))
+#endif
 #define CF_ATTR(a)		__attribute__((a))
 #define ____cacheline_aligned	CF_ATTR(__aligned__(64))
 
@@ -110,7 +134,6 @@ typedef uint64_t u64;
 /* Pair the writer's sequence-counter section with its readers. */
 #define cf_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define cf_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
-#define cf_prefetch(p)		__builtin_prefetch(p)
 #define cf_write_lock_bh()	do { } while (0)
 #define cf_write_unlock_bh()	do { } while (0)
 
@@ -124,9 +147,44 @@ static inline void cf_cpu_relax(void)
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define cf_cpu_to_le64(x)	((u64)(x))
 #define cf_le64_to_cpu(x)	((u64)(x))
+#define cf_le32_to_cpu(x)	((u32)(x))
+#define CF_HOST_LE		1
 #else
 #define cf_cpu_to_le64(x)	__builtin_bswap64(x)
 #define cf_le64_to_cpu(x)	__builtin_bswap64(x)
+#define cf_le32_to_cpu(x)	__builtin_bswap32(x)
+#endif
+
+static inline u32 cf_get_cpu32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline u32 cf_get_le32(const void *p)
+{
+	return cf_le32_to_cpu(cf_get_cpu32(p));
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define CF_TSAN			1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CF_TSAN			1
+#endif
+#endif
+
+#if defined(CF_HOST_LE) && !defined(CF_TSAN)
+#define CF_BYTE_BUCKETS		1
+static inline u64 cf_read_bucket_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 #endif
 
 /* struct cuckoo_filter has cache-line aligned members: honour them. */
@@ -148,8 +206,8 @@ static inline void cf_free_mem(void *p)
 	free(p);
 }
 
-#include "cf_jhash.h"
-
 #endif /* __KERNEL__ */
+
+#include "cf_jhash.h"
 
 #endif /* _NF_CUCKOO_PLATFORM_H */

@@ -978,6 +978,11 @@ static int nfc_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	memcpy(&img, nla_data(ha), sizeof(img));
+	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
+		return -EINVAL;
+	}
 	if (img.table_bytes > nfc_net_mem_max()) {
 		NL_SET_ERR_MSG_ATTR(info->extack, ha,
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");

@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 20
+plan 21
 
 # Filters of every kind, with entries.
 "$CFCTL" create five capacity 20000
@@ -107,6 +107,13 @@ run "$CFCTL" show five
 sed -n '/^create five/p' "$TMP/saved" | sed 's/image \(....\)/image AAAA/' >"$TMP/badhdr"
 expect "a corrupted image header: the kernel rejects it" 3 "image header rejected|wrong" \
 	"$CFCTL" restore -f "$TMP/badhdr"
+
+# An image of version 1 (the two-pass hash): refused with the reason.
+hdr=$(sed -n 's/^create five .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
+old=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
+sed -n '/^create five /p; /^load five /p' "$TMP/saved" | sed "s|image $hdr|image $old|" >"$TMP/v1"
+expect "an image of version 1: refused, and the message says why" 3 \
+	"image version not supported" "$CFCTL" restore -f "$TMP/v1"
 
 # A kernel refusal in the middle: everything before the failing batch is
 # applied, nothing after, and cfctl says so.

@@ -1495,6 +1495,50 @@ out:
 	cf_free(cf);
 }
 
+/*
+ * Every way a lookup reads a bucket: one load at a byte offset (f = 8, 12
+ * and 16 with b = 4; f = 20 with b = 2), words and a shift where the bucket
+ * is not byte-aligned (f = 13, b = 4; f = 6, b = 2), and the slot-group
+ * loop for buckets wider than 64 bits (f = 32, b = 4; f = 12, b = 8).  Each
+ * filter is filled until the victim is taken, so the batch's one read of
+ * the victim is checked too, as are groups cut at every length.
+ */
+static void t_batch_geometries(void)
+{
+	static const u8 geo[][2] = { { 8, 4 }, { 12, 4 }, { 16, 4 },
+				     { 20, 2 }, { 13, 4 }, { 6, 2 },
+				     { 32, 4 }, { 12, 8 }, { 32, 8 } };
+	static const u32 sizes[] = { 1, 31, 32, 33, 63, 64, 65, 500 };
+	const u64 nk = 1000;
+	u64 keys[1000], s, next, i, victim_key;
+	struct cuckoo_filter *cf;
+	unsigned int g, j;
+
+	for (g = 0; g < sizeof(geo) / sizeof(geo[0]); g++) {
+		s = stream_of(1700 + g);
+		next = 0;
+		cf = mkfilter(3000, geo[g][0], geo[g][1], 1700 + g);
+		REQUIRE(cf, "no filter");
+		if (!fill_to_victim(cf, s, &next)) {
+			cf_free(cf);
+			continue;
+		}
+		victim_key = test_key(s, next - 1);
+		for (i = 0; i < nk; i++)
+			keys[i] = i % 3 ? test_key(s, i * 2) :
+					  test_key(s, ABSENT_BASE + i);
+		keys[nk / 2] = victim_key;
+		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
+			batch_check(cf, (u8 *)keys, 8, sizes[j]);
+		CHECK(cf_contains_batch(cf, &victim_key, 8, 1, NULL) == 1,
+		      "f %u b %u: the victim's key is missed", geo[g][0],
+		      geo[g][1]);
+		cf_free(cf);
+	}
+out:
+	return;
+}
+
 /* Keys of any length, at odd addresses, including the empty key. */
 static void t_key_lengths(void)
 {
@@ -1622,7 +1666,7 @@ static void t_jhash(void)
 	while (fgets(line, sizeof(line), f)) {
 		char *tok[5], *save = NULL, *p = line;
 		unsigned long len;
-		u32 init, want, got;
+		u32 init, want, got, pair, second;
 		char *end;
 		int nt = 0;
 
@@ -1641,6 +1685,7 @@ static void t_jhash(void)
 			   "%s:%u: malformed line", g_vectors, lineno))
 			continue;
 		got = jhash(key, (u32)len, init);
+		pair = cf_jhash_pair(key, (u32)len, init, 0, &second);
 		n++;
 		if (len <= 64 && !seen[len]) {
 			seen[len] = true;
@@ -1649,6 +1694,10 @@ static void t_jhash(void)
 		if (!CHECK(got == want, "%s:%u: jhash(len %lu, init %08x) = "
 			   "%08x, kernel says %08x", g_vectors, lineno, len,
 			   init, got, want))
+			bad++;
+		if (!CHECK(pair == want, "%s:%u: cf_jhash_pair(len %lu, init "
+			   "%08x, 0) = %08x, kernel's jhash says %08x",
+			   g_vectors, lineno, len, init, pair, want))
 			bad++;
 	}
 	fclose(f);
@@ -1660,6 +1709,38 @@ out:
 }
 
 /* ---- main ---- */
+
+/*
+ * cf_jhash_pair() against the values lookup3.c's own test driver
+ * (driver5) prints for hashlittle2(key, length, &c, &b): c, then b.
+ */
+static void t_jhash_pair(void)
+{
+	static const struct {
+		const char *key;
+		u32 pc, pb, c, b;
+	} v[] = {
+		{ "", 0, 0, 0xdeadbeef, 0xdeadbeef },
+		{ "", 0, 0xdeadbeef, 0xbd5b7dde, 0xdeadbeef },
+		{ "", 0xdeadbeef, 0xdeadbeef, 0x9c093ccd, 0xbd5b7dde },
+		{ "Four score and seven years ago", 0, 0, 0x17770551,
+		  0xce7226e6 },
+		{ "Four score and seven years ago", 0, 1, 0xe3607cae,
+		  0xbd371de4 },
+		{ "Four score and seven years ago", 1, 0, 0xcd628161,
+		  0x6cbea4b3 },
+	};
+	unsigned int i;
+	u32 c, b;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		c = cf_jhash_pair(v[i].key, (u32)strlen(v[i].key), v[i].pc,
+				  v[i].pb, &b);
+		CHECK(c == v[i].c && b == v[i].b, "hashlittle2(\"%s\", c %#x, "
+		      "b %#x) = %08x %08x, lookup3.c says %08x %08x",
+		      v[i].key, v[i].pc, v[i].pb, c, b, v[i].c, v[i].b);
+	}
+}
 
 static const struct tap_case cases[] = {
 	{ "params: bad parameters rejected with -EINVAL", t_params_bad },
@@ -1698,9 +1779,12 @@ static const struct tap_case cases[] = {
 	  t_image_hand_built },
 	{ "clear", t_clear },
 	{ "contains_batch agrees with contains", t_batch },
+	{ "contains_batch: every bucket read, victim taken",
+	  t_batch_geometries },
 	{ "keys of any length", t_key_lengths },
 	{ "seed halves both matter", t_seed },
 	{ "jhash matches the kernel's vectors", t_jhash },
+	{ "cf_jhash_pair is lookup3's hashlittle2", t_jhash_pair },
 };
 
 int main(int argc, char **argv)
