@@ -49,6 +49,12 @@ struct cuckoo_filter {
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 layout;
+	/*
+	 * For buckets of at most 64 bits (0 otherwise): a 1 in the lowest
+	 * bit of each slot's lane, and the slot that holds each bit.
+	 */
+	u64 lane_ones;
+	u8 slot_of_bit[64];
 
 	/* Written by the writer, read by lookups. */
 	u32 seq ____cacheline_aligned;
@@ -550,14 +556,61 @@ static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
 	CF_WRITE(cf->table[w + 1], old | ((u64)fp >> lo_bits));
 }
 
+/*
+ * How many slots of bucket i hold fp (0: how many are free), and the
+ * first of them in *first (-1: none).  A bucket of at most 64 bits is
+ * read once and compared in every lane at once: with x = bucket ^ fp in
+ * each lane, a lane of x is zero exactly when ((x & low) + low) | x lacks
+ * its high bit, and no sum carries into the next lane (cf_word_has() is
+ * cheaper but may mark lanes above a match).  Shifted down to the lowest
+ * bit of each lane and multiplied by lane_ones, those bits add up in the
+ * top lane, which holds 8 and more.
+ */
+static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
+				     u32 fp, int *first)
+{
+	unsigned int f = cf->fp_bits, b = cf->bucket_size, s, n = 0;
+	u64 ones = cf->lane_ones, low, x, zero;
+
+	if (!ones) {
+		*first = -1;
+		for (s = 0; s < b; s++) {
+			if (cf_slot_get(cf, i, s) != fp)
+				continue;
+			if (!n++)
+				*first = s;
+		}
+		return n;
+	}
+	low = ones * (cf->fp_mask >> 1);
+	x = cf_bits_at(cf->table, (u64)i * b * f, f * b, false) ^ (fp * ones);
+	zero = ~(((x & low) + low) | x) & (ones << (f - 1));
+	*first = zero ? cf->slot_of_bit[__builtin_ctzll(zero)] : -1;
+	return (u32)(((zero >> (f - 1)) * ones) >> ((b - 1) * f)) & cf->fp_mask;
+}
+
+/* The b fingerprints of bucket i, read at once where the bucket fits. */
+static void cf_bucket_fps(const struct cuckoo_filter *cf, u32 i, u32 *fps)
+{
+	unsigned int f = cf->fp_bits, b = cf->bucket_size, s;
+	u64 v;
+
+	if (!cf->lane_ones) {
+		for (s = 0; s < b; s++)
+			fps[s] = cf_slot_get(cf, i, s);
+		return;
+	}
+	v = cf_bits_at(cf->table, (u64)i * b * f, f * b, false);
+	for (s = 0; s < b; s++)
+		fps[s] = (u32)(v >> (s * f)) & cf->fp_mask;
+}
+
 static int cf_slot_find(const struct cuckoo_filter *cf, u32 i, u32 fp)
 {
-	unsigned int s;
+	int first;
 
-	for (s = 0; s < cf->bucket_size; s++)
-		if (cf_slot_get(cf, i, s) == fp)
-			return s;
-	return -1;
+	cf_slots_holding(cf, i, fp, &first);
+	return first;
 }
 
 static void cf_count_add(struct cuckoo_filter *cf, int delta)
@@ -641,7 +694,7 @@ static int cf_search(struct cuckoo_filter *cf, const struct cf_hash *h,
 		     int *slot)
 {
 	struct cf_bfs_node *q = cf->bfs;
-	u32 head, tail = 0, roots, budget, bucket, alt, back;
+	u32 head, tail = 0, roots, budget, bucket, alt, back, fps[8];
 	unsigned int s;
 
 	q[tail++] = (struct cf_bfs_node){ h->i1, CF_BFS_ROOT, 0 };
@@ -653,8 +706,9 @@ static int cf_search(struct cuckoo_filter *cf, const struct cf_hash *h,
 		bucket = q[head].bucket;
 		back = q[head].parent == CF_BFS_ROOT ? bucket :
 		       q[q[head].parent].bucket;
+		cf_bucket_fps(cf, bucket, fps);
 		for (s = 0; s < cf->bucket_size; s++) {
-			alt = cf_alt(cf, bucket, cf_slot_get(cf, bucket, s));
+			alt = cf_alt(cf, bucket, fps[s]);
 			/* Going back where we came from gains nothing. */
 			if (alt == bucket || alt == back)
 				continue;
@@ -673,16 +727,7 @@ static int cf_search(struct cuckoo_filter *cf, const struct cf_hash *h,
 static unsigned int cf_free_slots(const struct cuckoo_filter *cf, u32 i,
 				  int *first)
 {
-	unsigned int s, n = 0;
-
-	*first = -1;
-	for (s = 0; s < cf->bucket_size; s++) {
-		if (cf_slot_get(cf, i, s))
-			continue;
-		if (!n++)
-			*first = s;
-	}
-	return n;
+	return cf_slots_holding(cf, i, 0, first);
 }
 
 /*
@@ -859,6 +904,11 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->fp_mask = (u32)cf_low_mask(p.fp_bits);
 	cf->bucket_size = p.bucket_size;
 	cf->layout = cf_layout_of(p.fp_bits, p.bucket_size);
+	if (p.fp_bits * p.bucket_size <= 64) {
+		cf->lane_ones = cf_lane_ones(p.fp_bits, p.bucket_size);
+		for (err = 0; err < 64; err++)
+			cf->slot_of_bit[err] = err / p.fp_bits;
+	}
 	cf->capacity = p.capacity;
 	cf->max_kicks = p.max_kicks;
 	cf->seed = p.seed;
