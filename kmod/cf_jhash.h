@@ -2,15 +2,18 @@
 /*
  * jhash for the filter core, in two parts.
  *
- * First, for userspace only, a twin of the kernel's jhash()
- * (include/linux/jhash.h), which is Bob Jenkins' lookup3 hashlittle() with
- * the kernel's initial value, and of its __jhash_mix() and __jhash_final().
+ * First, for userspace only, twins of the kernel's __jhash_mix(),
+ * __jhash_final() and JHASH_INITVAL (include/linux/jhash.h), and at the
+ * end jhash() itself: Bob Jenkins' lookup3 hashlittle() with the kernel's
+ * initial value.
  *
- * The module hashes keys with the kernel's own jhash(); the userspace build
- * of the filter core must produce the same bucket and fingerprint for the
- * same key and seed, bit for bit, or a table exported from the kernel would
- * not answer the same in a test.  tests/vectors/jhash.txt holds outputs the
- * kernel computed in the VM; test_jhash checks this file against them.
+ * The module builds its hash from the kernel's own rounds; the userspace
+ * build of the filter core must produce the same bucket and fingerprint
+ * for the same key and seed, bit for bit, or a table exported from the
+ * kernel would not answer the same in a test.  tests/vectors/jhash.txt
+ * holds outputs of the kernel's jhash() computed in the VM; test_jhash
+ * checks this file's jhash(), and so the rounds and cf_jhash_pair(),
+ * against them.
  *
  * Like the kernel's, the result depends on the CPU's byte order: words are
  * read in host order.
@@ -50,76 +53,6 @@ do {							\
 	b ^= a; b -= cf_rol32(a, 14);			\
 	c ^= b; c -= cf_rol32(b, 24);			\
 } while (0)
-
-static inline uint32_t cf_get_unaligned_cpu32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t jhash(const void *key, uint32_t length,
-			     uint32_t initval)
-{
-	const uint8_t *k = key;
-	uint32_t a, b, c;
-
-	a = JHASH_INITVAL + length + initval;
-	b = a;
-	c = a;
-
-	while (length > 12) {
-		a += cf_get_unaligned_cpu32(k);
-		b += cf_get_unaligned_cpu32(k + 4);
-		c += cf_get_unaligned_cpu32(k + 8);
-		__jhash_mix(a, b, c);
-		length -= 12;
-		k += 12;
-	}
-	switch (length) {
-	case 12:
-		c += (uint32_t)k[11] << 24;
-		__attribute__((__fallthrough__));
-	case 11:
-		c += (uint32_t)k[10] << 16;
-		__attribute__((__fallthrough__));
-	case 10:
-		c += (uint32_t)k[9] << 8;
-		__attribute__((__fallthrough__));
-	case 9:
-		c += k[8];
-		__attribute__((__fallthrough__));
-	case 8:
-		b += (uint32_t)k[7] << 24;
-		__attribute__((__fallthrough__));
-	case 7:
-		b += (uint32_t)k[6] << 16;
-		__attribute__((__fallthrough__));
-	case 6:
-		b += (uint32_t)k[5] << 8;
-		__attribute__((__fallthrough__));
-	case 5:
-		b += k[4];
-		__attribute__((__fallthrough__));
-	case 4:
-		a += (uint32_t)k[3] << 24;
-		__attribute__((__fallthrough__));
-	case 3:
-		a += (uint32_t)k[2] << 16;
-		__attribute__((__fallthrough__));
-	case 2:
-		a += (uint32_t)k[1] << 8;
-		__attribute__((__fallthrough__));
-	case 1:
-		a += k[0];
-		__jhash_final(a, b, c);
-		break;
-	case 0:
-		break;
-	}
-	return c;
-}
 
 #endif /* !__KERNEL__ */
 
@@ -205,5 +138,15 @@ static __always_inline u32 cf_jhash_pair(const void *key, u32 length,
 	*second = b;
 	return c;
 }
+
+#ifndef __KERNEL__
+/* The kernel's jhash(): the first of cf_jhash_pair()'s two results. */
+static inline u32 jhash(const void *key, u32 length, u32 initval)
+{
+	u32 second;
+
+	return cf_jhash_pair(key, length, initval, 0, &second);
+}
+#endif
 
 #endif /* _NF_CUCKOO_CF_JHASH_H */
