@@ -269,13 +269,13 @@ static __always_inline u64 cf_lane_ones(unsigned int f, unsigned int n)
 /*
  * Does some f-bit lane of the b lanes of v equal fp?  x has a zero lane
  * exactly where a slot equals fp, and (x - ones) & ~x & high-bits is
- * non-zero exactly when some lane is zero.  fp_lanes is fp * ones.
+ * non-zero exactly when some lane is zero.
  */
-static __always_inline bool cf_word_has(u64 v, u64 fp_lanes, unsigned int f,
+static __always_inline bool cf_word_has(u64 v, u32 fp, unsigned int f,
 					unsigned int b)
 {
 	u64 ones = cf_lane_ones(f, b);
-	u64 x = (v & cf_low_mask(f * b)) ^ fp_lanes;
+	u64 x = (v & cf_low_mask(f * b)) ^ (fp * ones);
 
 	return (x - ones) & ~x & (ones << (f - 1));
 }
@@ -313,8 +313,7 @@ static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 	u64 v, ones, x;
 
 	if (cf_small_buckets(f, b))
-		return cf_word_has(cf_bucket_bits(t, i, f, b),
-				   fp * cf_lane_ones(f, b), f, b);
+		return cf_word_has(cf_bucket_bits(t, i, f, b), fp, f, b);
 	for (done = 0; done < b; done += n) {
 		n = b - done < per_word ? b - done : per_word;
 		ones = cf_lane_ones(f, n);
@@ -419,13 +418,10 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 					  unsigned int f, unsigned int b)
 {
 	struct cf_hash h[CF_BATCH_GROUP];
-	u64 w1[CF_BATCH_GROUP], w2[CF_BATCH_GROUP], ones = 0;
+	u64 w1[CF_BATCH_GROUP], w2[CF_BATCH_GROUP];
 	const u64 *t = cf->table;
 	u32 k, found = 0;
 	bool in1, in2, hit;
-
-	if (cf_small_buckets(f, b))
-		ones = cf_lane_ones(f, b);
 
 	for (k = 0; k < m; k++)
 		cf_hash_key(cf, keys + (u64)k * key_len, key_len, &h[k]);
@@ -437,8 +433,8 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 	}
 	for (k = 0; k < m; k++) {
 		if (cf_small_buckets(f, b)) {
-			in1 = cf_word_has(w1[k], h[k].fp * ones, f, b);
-			in2 = cf_word_has(w2[k], h[k].fp * ones, f, b);
+			in1 = cf_word_has(w1[k], h[k].fp, f, b);
+			in2 = cf_word_has(w2[k], h[k].fp, f, b);
 		} else {
 			in1 = cf_bucket_has(t, h[k].i1, h[k].fp, f, b);
 			in2 = cf_bucket_has(t, h[k].i2, h[k].fp, f, b);
@@ -556,6 +552,15 @@ static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
 	CF_WRITE(cf->table[w + 1], old | ((u64)fp >> lo_bits));
 }
 
+/* The writer's read of a bucket of at most 64 bits (cf->lane_ones set). */
+static __always_inline u64 cf_bucket_word(const struct cuckoo_filter *cf,
+					  u32 i)
+{
+	unsigned int f = cf->fp_bits, b = cf->bucket_size;
+
+	return cf_bits_at(cf->table, (u64)i * b * f, f * b, false);
+}
+
 /*
  * How many slots of bucket i hold fp (0: how many are free), and the
  * first of them in *first (-1: none).  A bucket of at most 64 bits is
@@ -583,7 +588,7 @@ static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 		return n;
 	}
 	low = ones * (cf->fp_mask >> 1);
-	x = cf_bits_at(cf->table, (u64)i * b * f, f * b, false) ^ (fp * ones);
+	x = cf_bucket_word(cf, i) ^ (fp * ones);
 	zero = ~(((x & low) + low) | x) & (ones << (f - 1));
 	*first = zero ? cf->slot_of_bit[__builtin_ctzll(zero)] : -1;
 	return (u32)(((zero >> (f - 1)) * ones) >> ((b - 1) * f)) & cf->fp_mask;
@@ -600,7 +605,7 @@ static void cf_bucket_fps(const struct cuckoo_filter *cf, u32 i, u32 *fps)
 			fps[s] = cf_slot_get(cf, i, s);
 		return;
 	}
-	v = cf_bits_at(cf->table, (u64)i * b * f, f * b, false);
+	v = cf_bucket_word(cf, i);
 	for (s = 0; s < b; s++)
 		fps[s] = (u32)(v >> (s * f)) & cf->fp_mask;
 }
@@ -888,6 +893,7 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 {
 	struct cf_params p = *in;
 	struct cuckoo_filter *cf;
+	unsigned int bit;
 	int err;
 
 	err = cf_params_resolve(&p);
@@ -906,8 +912,8 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->layout = cf_layout_of(p.fp_bits, p.bucket_size);
 	if (p.fp_bits * p.bucket_size <= 64) {
 		cf->lane_ones = cf_lane_ones(p.fp_bits, p.bucket_size);
-		for (err = 0; err < 64; err++)
-			cf->slot_of_bit[err] = err / p.fp_bits;
+		for (bit = 0; bit < 64; bit++)
+			cf->slot_of_bit[bit] = bit / p.fp_bits;
 	}
 	cf->capacity = p.capacity;
 	cf->max_kicks = p.max_kicks;
