@@ -139,6 +139,88 @@ static __always_inline u32 cf_jhash_pair(const void *key, u32 length,
 	return c;
 }
 
+/*
+ * Key k's tail word: nbytes (1 to 4) bytes from p + k * stride, added as
+ * jhash() adds them.
+ */
+static __always_inline void cf_jhash_add_word(const u8 *p, u32 stride,
+					      u32 n, u32 *word,
+					      unsigned int nbytes)
+{
+	u32 k;
+
+	switch (nbytes) {
+	case 4:
+		for (k = 0; k < n; k++)
+			word[k] += cf_get_le32(p + (u64)k * stride);
+		break;
+	case 3:
+		for (k = 0; k < n; k++)
+			word[k] += p[(u64)k * stride] |
+				   (u32)p[(u64)k * stride + 1] << 8 |
+				   (u32)p[(u64)k * stride + 2] << 16;
+		break;
+	case 2:
+		for (k = 0; k < n; k++)
+			word[k] += p[(u64)k * stride] |
+				   (u32)p[(u64)k * stride + 1] << 8;
+		break;
+	default:
+		for (k = 0; k < n; k++)
+			word[k] += p[(u64)k * stride];
+	}
+}
+
+/*
+ * cf_jhash_pair_many(): cf_jhash_pair() of n keys of one length, stored
+ * back to back: c[k] is key k's result and b[k] its second; a is scratch.
+ * The loop over the keys is the inner one, so every loop runs the same
+ * rounds on n independent keys.  Where n is a constant, a compiler can
+ * spread them over SIMD lanes: gcc -O2 does in userspace (SSE2, four keys
+ * per instruction); the kernel's build has no SIMD and runs plain loops.
+ */
+static __always_inline void cf_jhash_pair_many(const u8 *keys, u32 length,
+					       u32 n, u32 initval,
+					       u32 initval2, u32 *a, u32 *b,
+					       u32 *c)
+{
+	u32 *word[3] = { a, b, c };
+	u32 k, j, off, rest, x, y, z;
+	const u8 *p;
+
+	for (k = 0; k < n; k++) {
+		a[k] = JHASH_INITVAL + length + initval;
+		b[k] = a[k];
+		c[k] = a[k] + initval2;
+	}
+	for (off = 0; length - off > 12; off += 12) {
+		for (k = 0; k < n; k++) {
+			p = keys + (u64)k * length + off;
+			x = a[k] + cf_get_cpu32(p);
+			y = b[k] + cf_get_cpu32(p + 4);
+			z = c[k] + cf_get_cpu32(p + 8);
+			__jhash_mix(x, y, z);
+			a[k] = x;
+			b[k] = y;
+			c[k] = z;
+		}
+	}
+	rest = length - off;
+	if (!rest)
+		return;
+	for (j = 0; j * 4 < rest; j++)
+		cf_jhash_add_word(keys + off + j * 4, length, n, word[j],
+				  rest - j * 4 < 4 ? rest - j * 4 : 4);
+	for (k = 0; k < n; k++) {
+		x = a[k];
+		y = b[k];
+		z = c[k];
+		__jhash_final(x, y, z);
+		b[k] = y;
+		c[k] = z;
+	}
+}
+
 #ifndef __KERNEL__
 /* The kernel's jhash(): the first of cf_jhash_pair()'s two results. */
 static inline u32 jhash(const void *key, u32 length, u32 initval)

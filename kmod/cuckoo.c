@@ -14,9 +14,23 @@
 #define CF_PATH_MAX		64
 /*
  * Keys cf_contains_batch() hashes before it reads their buckets, and whose
- * bucket words it reads before it compares any: see cf_batch().
+ * bucket words it reads before it compares any: see cf_batch_group().
+ *
+ * Where the compiler may use SIMD registers (userspace, not the kernel), a
+ * group is hashed with the keys in the inner loops, cf_jhash_pair_many(),
+ * which it spreads over SIMD lanes; without SIMD those loops only add
+ * loads and stores, and keys are hashed one by one.  Once hashing is
+ * cheap, the wait for a group's last reads weighs more, and larger groups
+ * pay; each key costs the group 29 bytes of stack, which userspace can
+ * spare and the kernel need not.
  */
+#if !defined(__KERNEL__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#define CF_BATCH_SIMD		1
+#define CF_BATCH_GROUP		64
+#else
+#define CF_BATCH_SIMD		0
 #define CF_BATCH_GROUP		32
+#endif
 
 /*
  * Lookups are specialised for the common geometries so that the compiler
@@ -209,17 +223,25 @@ struct cf_hash {
 	u32 fp;
 };
 
+/* Bucket, fingerprint and other bucket from a key's two hashes. */
+static __always_inline void cf_hash_set(const struct cuckoo_filter *cf, u32 c,
+					u32 second, struct cf_hash *h)
+{
+	u32 fp = second & cf->fp_mask;
+
+	h->i1 = cf_reduce(c, cf->nbuckets);
+	h->fp = fp + !fp;
+	h->i2 = cf_alt(cf, h->i1, h->fp);
+}
+
 static __always_inline void cf_hash_key(const struct cuckoo_filter *cf,
 					const void *key, u32 len,
 					struct cf_hash *h)
 {
-	u32 fp, second;
+	u32 c, second;
 
-	h->i1 = cf_reduce(cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi,
-					&second), cf->nbuckets);
-	fp = second & cf->fp_mask;
-	h->fp = fp + !fp;
-	h->i2 = cf_alt(cf, h->i1, h->fp);
+	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	cf_hash_set(cf, c, second, h);
 }
 
 static __always_inline u64 cf_low_mask(unsigned int width)
@@ -403,47 +425,91 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 }
 
 /*
- * One group of cf_batch(): hash every key, then read every bucket, then
- * compare.  A lookup is a few dozen instructions around two cache misses;
- * done one after another, the CPU's reorder window holds the misses of
- * only a key or two at a time.  Split into passes, the reads of a whole
- * group are in flight together.  (Prefetching ahead, the usual cure, did
- * worse: on the machines measured a prefetch waited for its page walk
- * like a load.)  The victim is the one read before the batch began; see
- * cf_batch().
+ * One group of cf_batch(), m <= CF_BATCH_GROUP keys: hash every key, then
+ * read every bucket, then compare.  A lookup is a few dozen instructions
+ * around two cache misses; done one after another, the CPU's reorder
+ * window holds the misses of only a key or two at a time.  Split into
+ * passes, the reads of a whole group are in flight together, and the
+ * hashing pass, with the keys in its inner loops (cf_jhash_pair_many()),
+ * runs several keys per instruction where the compiler can.  (Prefetching
+ * ahead, the usual cure, did worse: on the machines measured a prefetch
+ * waited for its page walk like a load.)  The victim is the one read
+ * before the batch began; see cf_batch().
  */
 static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 					  const u8 *keys, u32 key_len, u32 m,
 					  u64 victim, u8 *hits,
 					  unsigned int f, unsigned int b)
 {
-	struct cf_hash h[CF_BATCH_GROUP];
+	u32 i1[CF_BATCH_GROUP], i2[CF_BATCH_GROUP], fp[CF_BATCH_GROUP];
 	u64 w1[CF_BATCH_GROUP], w2[CF_BATCH_GROUP];
+	u8 hit[CF_BATCH_GROUP];
 	const u64 *t = cf->table;
+	struct cf_hash h;
 	u32 k, found = 0;
-	bool in1, in2, hit;
+	bool in1, in2;
 
-	for (k = 0; k < m; k++)
-		cf_hash_key(cf, keys + (u64)k * key_len, key_len, &h[k]);
+	/*
+	 * c lands in i1, the second hash in fp.  Only a constant m lets the
+	 * compiler vectorise cf_jhash_pair_many().
+	 */
+	if (CF_BATCH_SIMD && __builtin_constant_p(m))
+		cf_jhash_pair_many(keys, key_len, m, cf->seed_lo, cf->seed_hi,
+				   i2, fp, i1);
+	else
+		for (k = 0; k < m; k++)
+			i1[k] = cf_jhash_pair(keys + (u64)k * key_len, key_len,
+					      cf->seed_lo, cf->seed_hi, &fp[k]);
+	for (k = 0; k < m; k++) {
+		cf_hash_set(cf, i1[k], fp[k], &h);
+		i1[k] = h.i1;
+		i2[k] = h.i2;
+		fp[k] = h.fp;
+	}
 	if (cf_small_buckets(f, b)) {
 		for (k = 0; k < m; k++) {
-			w1[k] = cf_bucket_bits(t, h[k].i1, f, b);
-			w2[k] = cf_bucket_bits(t, h[k].i2, f, b);
+			w1[k] = cf_bucket_bits(t, i1[k], f, b);
+			w2[k] = cf_bucket_bits(t, i2[k], f, b);
+		}
+		for (k = 0; k < m; k++) {
+			in1 = cf_word_has(w1[k], fp[k], f, b);
+			in2 = cf_word_has(w2[k], fp[k], f, b);
+			hit[k] = in1 | in2;
+		}
+	} else {
+		for (k = 0; k < m; k++) {
+			in1 = cf_bucket_has(t, i1[k], fp[k], f, b);
+			in2 = cf_bucket_has(t, i2[k], fp[k], f, b);
+			hit[k] = in1 | in2;
+		}
+	}
+	if (victim) {
+		for (k = 0; k < m; k++) {
+			h = (struct cf_hash){ i1[k], i2[k], fp[k] };
+			hit[k] |= cf_victim_match(victim, &h);
 		}
 	}
 	for (k = 0; k < m; k++) {
-		if (cf_small_buckets(f, b)) {
-			in1 = cf_word_has(w1[k], h[k].fp, f, b);
-			in2 = cf_word_has(w2[k], h[k].fp, f, b);
-		} else {
-			in1 = cf_bucket_has(t, h[k].i1, h[k].fp, f, b);
-			in2 = cf_bucket_has(t, h[k].i2, h[k].fp, f, b);
-		}
-		hit = in1 | in2 | cf_victim_match(victim, &h[k]);
 		if (hits)
-			hits[k] = hit;
-		found += hit;
+			hits[k] = hit[k];
+		found += hit[k];
 	}
+	return found;
+}
+
+/* Groups of size keys from key *k on, while that many are left. */
+static __always_inline u32 cf_batch_groups(const struct cuckoo_filter *cf,
+					   const u8 *keys, u32 key_len, u32 n,
+					   u32 *k, u32 size, u64 victim,
+					   u8 *hits, unsigned int f,
+					   unsigned int b)
+{
+	u32 found = 0;
+
+	for (; n - *k >= size; *k += size)
+		found += cf_batch_group(cf, keys + (u64)*k * key_len, key_len,
+					size, victim, hits ? hits + *k : NULL,
+					f, b);
 	return found;
 }
 
@@ -453,22 +519,33 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
  * one read of the victim: an item in the victim slot for the whole batch
  * is in it at that read, and the victim only goes back into the table
  * inside a move.
+ *
+ * Only groups of a constant size can be vectorised, so with SIMD the keys
+ * go in groups of 64, then 32, then 16, and only the last few in a group
+ * of a size known at run time.  Without, one constant size does.
  */
 static __always_inline u32 cf_batch(const struct cuckoo_filter *cf,
 				    const u8 *keys, u32 key_len, u32 n,
 				    u8 *hits, unsigned int f, unsigned int b)
 {
-	u32 k, m, found = 0, seq;
+	u32 k = 0, found, seq;
 	u64 victim;
 
 	seq = CF_READ(cf->seq);
 	cf_rmb();
 	victim = CF_READ(cf->victim);
-	for (k = 0; k < n; k += m) {
-		m = n - k < CF_BATCH_GROUP ? n - k : CF_BATCH_GROUP;
-		found += cf_batch_group(cf, keys + (u64)k * key_len, key_len,
-					m, victim, hits ? hits + k : NULL, f, b);
+	found = cf_batch_groups(cf, keys, key_len, n, &k, CF_BATCH_GROUP,
+				victim, hits, f, b);
+	if (CF_BATCH_SIMD) {
+		found += cf_batch_groups(cf, keys, key_len, n, &k,
+					 CF_BATCH_GROUP / 2, victim, hits, f, b);
+		found += cf_batch_groups(cf, keys, key_len, n, &k,
+					 CF_BATCH_GROUP / 4, victim, hits, f, b);
 	}
+	if (k < n)
+		found += cf_batch_group(cf, keys + (u64)k * key_len, key_len,
+					n - k, victim, hits ? hits + k : NULL,
+					f, b);
 	cf_rmb();
 	if (likely(!(seq & 1) && CF_READ(cf->seq) == seq))
 		return found;

@@ -1737,6 +1737,88 @@ static void t_jhash_pair(void)
 	}
 }
 
+/*
+ * cf_jhash_pair_many() against cf_jhash_pair(), key by key, for every tail
+ * length and up to eight 12-byte rounds: with a constant count (the loops
+ * the batch runs, vectorised at -O2) and a count known only at run time.
+ */
+#define MANY_KEYS	64
+
+static __attribute__((noinline)) void many_hash(const u8 *keys, u32 len,
+						u32 n, u32 i1, u32 i2,
+						u32 *a, u32 *b, u32 *c)
+{
+	if (n == MANY_KEYS)
+		cf_jhash_pair_many(keys, len, MANY_KEYS, i1, i2, a, b, c);
+	else
+		cf_jhash_pair_many(keys, len, n, i1, i2, a, b, c);
+}
+
+static void t_jhash_pair_many(void)
+{
+	static const u32 counts[] = { MANY_KEYS, 1, 5 };
+	static const u32 seeds[][2] = { { 0, 0 }, { 0x9e3779b9, 0 },
+					{ 1, 0xfffffffe } };
+	struct rng r = { g_seed ^ 0x1900 };
+	u32 a[MANY_KEYS], b[MANY_KEYS], c[MANY_KEYS], len, n, s, k, wb, wc;
+	u8 *buf = malloc(1 + MANY_KEYS * 100);
+	unsigned int bad = 0;
+
+	REQUIRE(buf, "out of memory");
+	for (k = 0; k < 1 + MANY_KEYS * 100; k++)
+		buf[k] = (u8)rng_next(&r);
+	for (len = 0; len <= 100; len++)
+		for (n = 0; n < sizeof(counts) / sizeof(counts[0]); n++)
+			for (s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+				/* Odd addresses: the loads are unaligned. */
+				many_hash(buf + 1, len, counts[n], seeds[s][0],
+					  seeds[s][1], a, b, c);
+				for (k = 0; k < counts[n]; k++) {
+					wc = cf_jhash_pair(buf + 1 + k * len,
+							   len, seeds[s][0],
+							   seeds[s][1], &wb);
+					if ((wc != c[k] || wb != b[k]) &&
+					    !bad++)
+						CHECK(0, "len %u, %u keys: key "
+						      "%u hashes to %08x %08x,"
+						      " not %08x %08x", len,
+						      counts[n], k, c[k], b[k],
+						      wc, wb);
+				}
+			}
+	CHECK(!bad, "%u keys hashed differently", bad);
+out:
+	free(buf);
+}
+
+/*
+ * Batches of keys of every length up to 100 bytes, in whole groups and a
+ * cut one, against cf_contains().
+ */
+static void t_batch_key_lengths(void)
+{
+	const u32 nk = 200;
+	struct cuckoo_filter *cf = mkfilter(4000, 12, 4, 1901);
+	struct rng r = { g_seed ^ 0x1901 };
+	u8 *buf = malloc(1 + nk * 100);
+	u32 len, i;
+
+	REQUIRE(cf && buf, "setup");
+	for (len = 0; len <= 100; len++) {
+		for (i = 0; i < nk * len; i++)
+			buf[1 + i] = (u8)rng_next(&r);
+		for (i = 0; i < nk && len; i += 3)
+			REQUIRE(!cf_add(cf, buf + 1 + i * len, len),
+				"add len %u", len);
+		batch_check(cf, buf + 1, len, nk);
+		batch_check(cf, buf + 1, len, 64);
+		cf_clear(cf);
+	}
+out:
+	free(buf);
+	cf_free(cf);
+}
+
 static const struct tap_case cases[] = {
 	{ "params: bad parameters rejected with -EINVAL", t_params_bad },
 	{ "params: valid extremes accepted", t_params_good },
@@ -1780,6 +1862,8 @@ static const struct tap_case cases[] = {
 	{ "seed halves both matter", t_seed },
 	{ "jhash matches the kernel's vectors", t_jhash },
 	{ "cf_jhash_pair is lookup3's hashlittle2", t_jhash_pair },
+	{ "cf_jhash_pair_many hashes as cf_jhash_pair", t_jhash_pair_many },
+	{ "batches of keys of every length", t_batch_key_lengths },
 };
 
 int main(int argc, char **argv)
