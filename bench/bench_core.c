@@ -29,7 +29,7 @@
  * Hits are summed and printed so that no timed loop can be dropped.
  *
  * Key layouts.  u64: a 64-bit integer in host order, 8 bytes.  ipv4 and
- * ipv6: the module's own key, struct nfc_flow_key from the uapi header
+ * ipv6: the module's own key, struct nf_cuckoo_flow_key from the uapi header
  * (40 bytes for either family, every field in network order, IPv4 in
  * src[0]/dst[0], padding zero), which is what the packet path hashes for
  * a filter keyed on the full 5-tuple.
@@ -58,7 +58,7 @@
 #define BENCH_CFLAGS "?"
 #endif
 
-_Static_assert(sizeof(struct nfc_flow_key) == 40, "uapi key layout");
+_Static_assert(sizeof(struct nf_cuckoo_flow_key) == 40, "uapi key layout");
 
 /*
  * The paper authors' reference implementation (efficient/cuckoofilter) on
@@ -78,8 +78,8 @@ _Static_assert(sizeof(struct nfc_flow_key) == 40, "uapi key layout");
 
 enum kind { K_U64, K_V4, K_V6 };
 static const char *const kind_name[] = { "u64", "ipv4", "ipv6" };
-static const u32 kind_len[] = { 8, sizeof(struct nfc_flow_key),
-				sizeof(struct nfc_flow_key) };
+static const u32 kind_len[] = { 8, sizeof(struct nf_cuckoo_flow_key),
+				sizeof(struct nf_cuckoo_flow_key) };
 
 static int reps = 3;
 static u32 batch_default = 64;
@@ -156,10 +156,10 @@ static void make_key(enum kind k, u64 set, u64 i, u8 *out)
 		memcpy(out, &a, 8);
 		break;
 	case K_V4: {
-		struct nfc_flow_key key;
+		struct nf_cuckoo_flow_key key;
 
 		memset(&key, 0, sizeof(key));
-		key.family = NFC_FAMILY_IPV4;
+		key.family = NF_CUCKOO_FAMILY_IPV4;
 		key.proto = (r & 1) ? 6 : 17;
 		key.sport = htons((u16)(r >> 8));
 		key.dport = htons((u16)(r >> 24));
@@ -169,13 +169,13 @@ static void make_key(enum kind k, u64 set, u64 i, u8 *out)
 		break;
 	}
 	case K_V6: {
-		struct nfc_flow_key key;
+		struct nf_cuckoo_flow_key key;
 		u64 s2 = mix64(c ^ 0x1111111111111111ULL);
 		u64 d1 = mix64(c ^ 0x2222222222222222ULL);
 		u64 d2 = mix64(c ^ 0x3333333333333333ULL);
 
 		memset(&key, 0, sizeof(key));
-		key.family = NFC_FAMILY_IPV6;
+		key.family = NF_CUCKOO_FAMILY_IPV6;
 		key.proto = (r & 1) ? 6 : 17;
 		key.sport = htons((u16)(r >> 8));
 		key.dport = htons((u16)(r >> 24));

@@ -13,12 +13,12 @@
 #include "hook.h"
 
 /* Entries a batch handles between two chances to reschedule. */
-#define NFC_RESCHED_EVERY	256
+#define NFCF_RESCHED_EVERY	256
 
-static struct nfc_filter *nfc_filter_alloc(const struct nfc_filter_cfg *cfg)
+static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 {
-	struct nfc_conf *conf;
-	struct nfc_filter *f;
+	struct nfcf_conf *conf;
+	struct nfcf_filter *f;
 	int cpu;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
@@ -28,7 +28,7 @@ static struct nfc_filter *nfc_filter_alloc(const struct nfc_filter_cfg *cfg)
 	if (!conf)
 		goto err_free;
 	RCU_INIT_POINTER(f->conf, conf);
-	f->stats = alloc_percpu_gfp(struct nfc_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	f->stats = alloc_percpu_gfp(struct nfcf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!f->stats)
 		goto err_conf;
 	for_each_possible_cpu(cpu)
@@ -53,7 +53,7 @@ err_free:
 }
 
 /* Free at once: for a filter nobody else saw, and after a grace period. */
-static void nfc_filter_free(struct nfc_filter *f)
+static void nfcf_filter_free(struct nfcf_filter *f)
 {
 	if (f->cf)
 		cf_free(f->cf);
@@ -63,59 +63,59 @@ static void nfc_filter_free(struct nfc_filter *f)
 	kfree(f);
 }
 
-static void nfc_filter_free_rcu(struct rcu_head *head)
+static void nfcf_filter_free_rcu(struct rcu_head *head)
 {
-	nfc_filter_free(container_of(head, struct nfc_filter, rcu));
+	nfcf_filter_free(container_of(head, struct nfcf_filter, rcu));
 }
 
 /**
- * nfc_filter_put - drop a reference; the last frees after a grace period
+ * nfcf_filter_put - drop a reference; the last frees after a grace period
  * @f:	the filter
  *
  * Process context only (the packet path takes no references).
  */
-void nfc_filter_put(struct nfc_filter *f)
+void nfcf_filter_put(struct nfcf_filter *f)
 {
 	if (refcount_dec_and_test(&f->ref))
-		call_rcu(&f->rcu, nfc_filter_free_rcu);
+		call_rcu(&f->rcu, nfcf_filter_free_rcu);
 }
 
 /* What the namespace's ceiling counts for @f, once its table exists. */
-static void nfc_filter_set_charge(struct nfc_filter *f)
+static void nfcf_filter_set_charge(struct nfcf_filter *f)
 {
-	f->charge = cf_bytes(f->cf) + sizeof(*f) + sizeof(struct nfc_conf) +
-		    (u64)num_possible_cpus() * sizeof(struct nfc_pcpu_stats);
+	f->charge = cf_bytes(f->cf) + sizeof(*f) + sizeof(struct nfcf_conf) +
+		    (u64)num_possible_cpus() * sizeof(struct nfcf_pcpu_stats);
 }
 
 /**
- * nfc_filter_create - a new, empty filter with one reference
+ * nfcf_filter_create - a new, empty filter with one reference
  * @out:	the filter
  * @cfg:	name, key spec, packet-path settings
  * @p:		resolved geometry (cf_params_resolve())
  *
  * Return: 0, or a cf_create() error (-ENOMEM, -EINVAL).
  */
-int nfc_filter_create(struct nfc_filter **out, const struct nfc_filter_cfg *cfg,
-		      const struct cf_params *p)
+int nfcf_filter_create(struct nfcf_filter **out, const struct nfcf_filter_cfg *cfg,
+		       const struct cf_params *p)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	int err;
 
-	f = nfc_filter_alloc(cfg);
+	f = nfcf_filter_alloc(cfg);
 	if (!f)
 		return -ENOMEM;
 	err = cf_create(&f->cf, p);
 	if (err) {
-		nfc_filter_free(f);
+		nfcf_filter_free(f);
 		return err;
 	}
-	nfc_filter_set_charge(f);
+	nfcf_filter_set_charge(f);
 	*out = f;
 	return 0;
 }
 
 /**
- * nfc_filter_create_loading - an empty filter of a saved image's geometry
+ * nfcf_filter_create_loading - an empty filter of a saved image's geometry
  * @out:	the filter, in the loading state, with one reference
  * @cfg:	name, key spec, packet-path settings
  * @img:	the image header
@@ -123,44 +123,44 @@ int nfc_filter_create(struct nfc_filter **out, const struct nfc_filter_cfg *cfg,
  *
  * Return: 0, or a cf_create_from_image() error (-EINVAL: bad header).
  */
-int nfc_filter_create_loading(struct nfc_filter **out,
-			      const struct nfc_filter_cfg *cfg,
-			      const struct cf_image *img, u32 portid)
+int nfcf_filter_create_loading(struct nfcf_filter **out,
+			       const struct nfcf_filter_cfg *cfg,
+			       const struct cf_image *img, u32 portid)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	struct cf_stats st;
 	int err;
 
-	f = nfc_filter_alloc(cfg);
+	f = nfcf_filter_alloc(cfg);
 	if (!f)
 		return -ENOMEM;
 	err = cf_create_from_image(&f->cf, img);
 	if (err) {
-		nfc_filter_free(f);
+		nfcf_filter_free(f);
 		return err;
 	}
 	cf_get_stats(f->cf, &st);
 	f->loading = true;
 	f->load_total = st.table_bytes;
 	f->load_portid = portid;
-	nfc_filter_set_charge(f);
+	nfcf_filter_set_charge(f);
 	*out = f;
 	return 0;
 }
 
-static enum nfc_entry_err nfc_errno_to_why(int err)
+static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
 {
 	switch (err) {
 	case -ENOSPC:
-		return NFC_ENTRY_E_FULL;
+		return NF_CUCKOO_ENTRY_E_FULL;
 	case -ENOENT:
-		return NFC_ENTRY_E_NOENT;
+		return NF_CUCKOO_ENTRY_E_NOENT;
 	default:
-		return NFC_ENTRY_E_MALFORMED;
+		return NF_CUCKOO_ENTRY_E_MALFORMED;
 	}
 }
 
-static bool nfc_key_in(struct nfc_filter *f, const struct nfc_flow_key *k)
+static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k)
 {
 	return cf_contains(f->cf, k, sizeof(*k));
 }
@@ -171,9 +171,9 @@ static bool nfc_key_in(struct nfc_filter *f, const struct nfc_flow_key *k)
  * deleted.  Returns 0, or -EUCLEAN if something could not be undone;
  * res->done then counts what is still applied.
  */
-static int nfc_batch_undo(struct nfc_filter *f, const struct nfc_flow_key *keys,
-			  u32 upto, unsigned long *applied, bool readd,
-			  struct nfc_batch_result *res)
+static int nfcf_batch_undo(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+			   u32 upto, unsigned long *applied, bool readd,
+			   struct nfcf_batch_result *res)
 {
 	int err = 0;
 	u32 i;
@@ -192,7 +192,7 @@ static int nfc_batch_undo(struct nfc_filter *f, const struct nfc_flow_key *keys,
 	return err;
 }
 
-static int nfc_batch_lock(struct nfc_filter *f)
+static int nfcf_batch_lock(struct nfcf_filter *f)
 {
 	mutex_lock(&f->lock);
 	if (f->dead || f->loading) {
@@ -206,38 +206,38 @@ static int nfc_batch_lock(struct nfc_filter *f)
  * On a failure at entry @i: record it, undo the batch, and tell which
  * error the caller sees.
  */
-static int nfc_batch_fail(struct nfc_filter *f, const struct nfc_flow_key *keys,
-			  u32 i, int err, unsigned long *applied, bool readd,
-			  struct nfc_batch_result *res)
+static int nfcf_batch_fail(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+			   u32 i, int err, unsigned long *applied, bool readd,
+			   struct nfcf_batch_result *res)
 {
 	res->fail_index = i;
-	res->why = nfc_errno_to_why(err);
+	res->why = nfcf_errno_to_why(err);
 	res->skipped = 0;
-	if (nfc_batch_undo(f, keys, i, applied, readd, res))
+	if (nfcf_batch_undo(f, keys, i, applied, readd, res))
 		return -EUCLEAN;
 	return err;
 }
 
 /* One entry of a batch: 1 if skipped, 0 if applied, or the error. */
-static int nfc_batch_one(struct nfc_filter *f, const struct nfc_flow_key *k,
-			 u32 flags, bool del)
+static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
+			  u32 flags, bool del)
 {
 	if (del) {
-		if ((flags & NFC_BATCH_F_MISSING_OK) && !nfc_key_in(f, k))
+		if ((flags & NF_CUCKOO_BATCH_F_MISSING_OK) && !nfcf_key_in(f, k))
 			return 1;
 		return cf_delete(f->cf, k, sizeof(*k));
 	}
-	if ((flags & NFC_BATCH_F_UNIQUE) && nfc_key_in(f, k))
+	if ((flags & NF_CUCKOO_BATCH_F_UNIQUE) && nfcf_key_in(f, k))
 		return 1;
 	return cf_add(f->cf, k, sizeof(*k));
 }
 
 /**
- * nfc_filter_batch - add or delete a batch of finished keys, all or nothing
+ * nfcf_filter_batch - add or delete a batch of finished keys, all or nothing
  * @f:		the filter
  * @keys:	@n keys
  * @n:		how many
- * @flags:	NFC_BATCH_F_UNIQUE (add) or NFC_BATCH_F_MISSING_OK (delete)
+ * @flags:	NF_CUCKOO_BATCH_F_UNIQUE (add) or NF_CUCKOO_BATCH_F_MISSING_OK (delete)
  * @del:	delete rather than add
  * @applied:	scratch bitmap of @n bits, zeroed
  * @res:	done, skipped, and on failure fail_index and why
@@ -246,99 +246,99 @@ static int nfc_batch_one(struct nfc_filter *f, const struct nfc_flow_key *k,
  * entry is absent, nothing applied; or the filter was removed: res->why
  * tells); -EUCLEAN (failed, and the undo failed too: res->done remain).
  */
-int nfc_filter_batch(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		     u32 n, u32 flags, bool del, unsigned long *applied,
-		     struct nfc_batch_result *res)
+int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+		      u32 n, u32 flags, bool del, unsigned long *applied,
+		      struct nfcf_batch_result *res)
 {
 	int err;
 	u32 i;
 
-	err = nfc_batch_lock(f);
+	err = nfcf_batch_lock(f);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		err = nfc_batch_one(f, &keys[i], flags, del);
+		err = nfcf_batch_one(f, &keys[i], flags, del);
 		if (err > 0) {
 			res->skipped++;
 			err = 0;
 			continue;
 		}
 		if (err) {
-			err = nfc_batch_fail(f, keys, i, err, applied, del,
-					     res);
+			err = nfcf_batch_fail(f, keys, i, err, applied, del,
+					      res);
 			break;
 		}
 		__set_bit(i, applied);
 		res->done++;
-		if (!(i % NFC_RESCHED_EVERY))
+		if (!(i % NFCF_RESCHED_EVERY))
 			cond_resched();
 	}
-	nfc_gen_bump(&f->gen);
+	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return err;
 }
 
 /**
- * nfc_filter_test - which of a batch of finished keys are (maybe) present
+ * nfcf_filter_test - which of a batch of finished keys are (maybe) present
  * @f:		the filter; lockless, as the packet path
  * @keys:	@n keys
  * @n:		how many
  * @hits:	bitmap of @n bits, zeroed; bit i set if key i is present
  * @res:	done and hits
  */
-void nfc_filter_test(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		     u32 n, unsigned long *hits, struct nfc_batch_result *res)
+void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+		      u32 n, unsigned long *hits, struct nfcf_batch_result *res)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		if (nfc_key_in(f, &keys[i])) {
+		if (nfcf_key_in(f, &keys[i])) {
 			__set_bit(i, hits);
 			res->hits++;
 		}
-		if (!(i % NFC_RESCHED_EVERY))
+		if (!(i % NFCF_RESCHED_EVERY))
 			cond_resched();
 	}
 	res->done = n;
 }
 
 /**
- * nfc_filter_flush - remove every entry
+ * nfcf_filter_flush - remove every entry
  * @f:	the filter
  *
  * Return: 0 or -ENOENT (removed meanwhile).
  */
-int nfc_filter_flush(struct nfc_filter *f)
+int nfcf_filter_flush(struct nfcf_filter *f)
 {
-	int err = nfc_batch_lock(f);
+	int err = nfcf_batch_lock(f);
 
 	if (err)
 		return err;
 	cf_clear(f->cf);
-	nfc_gen_bump(&f->gen);
+	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return 0;
 }
 
 /* Publish a copy of @f's conf with the fields @what of @val; f->lock held. */
-static int nfc_filter_publish_conf(struct nfc_filter *f,
-				   const struct nfc_conf *val, u32 what)
+static int nfcf_filter_publish_conf(struct nfcf_filter *f,
+				    const struct nfcf_conf *val, u32 what)
 {
-	struct nfc_conf *old, *conf;
+	struct nfcf_conf *old, *conf;
 
 	old = rcu_dereference_protected(f->conf, lockdep_is_held(&f->lock));
 	conf = kmemdup(old, sizeof(*conf), GFP_KERNEL_ACCOUNT);
 	if (!conf)
 		return -ENOMEM;
-	if (what & NFC_CONF_ACTION)
+	if (what & NFCF_CONF_ACTION)
 		conf->action = val->action;
-	if (what & NFC_CONF_MARK)
+	if (what & NFCF_CONF_MARK)
 		conf->mark = val->mark;
-	if (what & NFC_CONF_MARK_MASK)
+	if (what & NFCF_CONF_MARK_MASK)
 		conf->mark_mask = val->mark_mask;
-	if (what & NFC_CONF_INVERT)
+	if (what & NFCF_CONF_INVERT)
 		conf->invert = val->invert;
-	if (what & NFC_CONF_ENABLED)
+	if (what & NFCF_CONF_ENABLED)
 		conf->enabled = val->enabled;
 	rcu_assign_pointer(f->conf, conf);
 	kfree_rcu(old, rcu);
@@ -346,42 +346,42 @@ static int nfc_filter_publish_conf(struct nfc_filter *f,
 }
 
 /**
- * nfc_filter_update_conf - change packet-path settings, keeping the entries
+ * nfcf_filter_update_conf - change packet-path settings, keeping the entries
  * @f:		the filter
  * @val:	new values
- * @what:	mask of NFC_CONF_* saying which of @val to take
+ * @what:	mask of NFCF_CONF_* saying which of @val to take
  *
- * Publishes a new struct nfc_conf; the old one is freed after a grace
+ * Publishes a new struct nfcf_conf; the old one is freed after a grace
  * period.  A change of ENABLED also registers (before the filter is
  * enabled) or unregisters (after it is disabled) the namespace's netfilter
  * hooks, under the namespace's lock: see hook.c.
  * Return: 0, -ENOMEM, a hook registration error (nothing changed) or
  * -ENOENT (removed meanwhile).
  */
-int nfc_filter_update_conf(struct nfc_filter *f, const struct nfc_conf *val,
-			   u32 what)
+int nfcf_filter_update_conf(struct nfcf_filter *f, const struct nfcf_conf *val,
+			    u32 what)
 {
-	struct nfc_net *nn = (what & NFC_CONF_ENABLED) ? f->nn : NULL;
+	struct nfcf_net *nn = (what & NFCF_CONF_ENABLED) ? f->nn : NULL;
 	int err;
 
 	if (nn)
 		mutex_lock(&nn->lock);
-	err = nfc_batch_lock(f);
+	err = nfcf_batch_lock(f);
 	if (err)
 		goto out;
 	if (nn && val->enabled) {
-		err = nfc_hooks_sync(nn, f);
+		err = nfcf_hooks_sync(nn, f);
 		if (err) {
 			mutex_unlock(&f->lock);
-			nfc_hooks_sync(nn, NULL);
+			nfcf_hooks_sync(nn, NULL);
 			goto out;
 		}
 	}
-	err = nfc_filter_publish_conf(f, val, what);
+	err = nfcf_filter_publish_conf(f, val, what);
 	mutex_unlock(&f->lock);
 	/* Drop what is no longer needed (or was taken for nothing). */
 	if (nn && (err || !val->enabled))
-		nfc_hooks_sync(nn, NULL);
+		nfcf_hooks_sync(nn, NULL);
 out:
 	if (nn)
 		mutex_unlock(&nn->lock);
@@ -389,7 +389,7 @@ out:
 }
 
 /**
- * nfc_filter_load_chunk - copy one chunk of a saved table in
+ * nfcf_filter_load_chunk - copy one chunk of a saved table in
  * @f:		a loading filter
  * @portid:	the sender's port
  * @off:	byte offset, must be where the previous chunk ended
@@ -400,8 +400,8 @@ out:
  * Return: 0; -EBUSY (another socket's load); -ENOENT (removed); -EINVAL
  * (not loading, out of order, too long, or refused by the core).
  */
-int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
-			  const void *data, u32 len, bool *abort)
+int nfcf_filter_load_chunk(struct nfcf_filter *f, u32 portid, u64 off,
+			   const void *data, u32 len, bool *abort)
 {
 	int err = 0;
 
@@ -429,7 +429,7 @@ int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
 }
 
 /**
- * nfc_filter_load_finish - check a loaded table; the caller publishes it
+ * nfcf_filter_load_finish - check a loaded table; the caller publishes it
  * @f:		a loading filter
  * @portid:	the sender's port
  * @abort:	set if the load failed and the filter must go
@@ -437,7 +437,7 @@ int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
  * Return: 0; -EBUSY (another socket's load); -ENOENT (removed); -EINVAL
  * (not loading); -ENODATA (table incomplete); a cf_import_finish() error.
  */
-int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
+int nfcf_filter_load_finish(struct nfcf_filter *f, u32 portid, bool *abort)
 {
 	int err;
 
@@ -455,7 +455,7 @@ int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
 	} else {
 		err = cf_import_finish(f->cf);
 		*abort = err != 0;
-		nfc_gen_bump(&f->gen);
+		nfcf_gen_bump(&f->gen);
 	}
 	/* What comes between this and the removal finds it gone already. */
 	f->load_aborted |= *abort;
@@ -464,17 +464,17 @@ int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort)
 }
 
 /**
- * nfc_filter_pkt_stats - sum the per-CPU packet counters
+ * nfcf_filter_pkt_stats - sum the per-CPU packet counters
  * @f:	the filter
  * @st:	the sums
  */
-void nfc_filter_pkt_stats(struct nfc_filter *f, struct nfc_pkt_stats *st)
+void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 {
 	int cpu;
 
 	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
-		const struct nfc_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
+		const struct nfcf_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
 		u64 lookups, matches, dropped, marked;
 		unsigned int start;
 
@@ -493,15 +493,15 @@ void nfc_filter_pkt_stats(struct nfc_filter *f, struct nfc_pkt_stats *st)
 }
 
 /**
- * nfc_filter_fpr_ppb - false-positive bound 2b / 2^f, in parts per 10^9
+ * nfcf_filter_fpr_ppb - false-positive bound 2b / 2^f, in parts per 10^9
  * @p:	resolved geometry
  *
  * Rounded up, so never reported better than it is.
  */
-u32 nfc_filter_fpr_ppb(const struct cf_params *p)
+u32 nfcf_filter_fpr_ppb(const struct cf_params *p)
 {
-	u64 num = 2ULL * p->bucket_size * NFC_FPR_SCALE;
+	u64 num = 2ULL * p->bucket_size * NF_CUCKOO_FPR_SCALE;
 	u64 ppb = (num + (1ULL << p->fp_bits) - 1) >> p->fp_bits;
 
-	return min_t(u64, ppb, NFC_FPR_SCALE);
+	return min_t(u64, ppb, NF_CUCKOO_FPR_SCALE);
 }

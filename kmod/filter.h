@@ -31,21 +31,21 @@
 #include "cuckoo.h"
 #include "flowkey.h"
 
-struct nfc_net;
+struct nfcf_net;
 
 /**
- * struct nfc_conf - what the packet path reads on each match
- * @mark:	mark value for NFC_ACTION_MARK
- * @mark_mask:	mark bits NFC_ACTION_MARK changes
- * @action:	enum nfc_action
+ * struct nfcf_conf - what the packet path reads on each match
+ * @mark:	mark value for NF_CUCKOO_ACTION_MARK
+ * @mark_mask:	mark bits NF_CUCKOO_ACTION_MARK changes
+ * @action:	enum nf_cuckoo_action
  * @invert:	packets not in the filter match
  * @enabled:	the packet path consults the filter
  * @rcu:	to free a replaced copy
  *
- * Never changed in place: NFC_CMD_SET publishes a new copy with
+ * Never changed in place: NF_CUCKOO_CMD_SET publishes a new copy with
  * rcu_assign_pointer(), so a reader sees one consistent set.
  */
-struct nfc_conf {
+struct nfcf_conf {
 	u32 mark;
 	u32 mark_mask;
 	u8 action;
@@ -55,9 +55,9 @@ struct nfc_conf {
 };
 
 /**
- * struct nfc_pcpu_stats - per-CPU packet counters
+ * struct nfcf_pcpu_stats - per-CPU packet counters
  */
-struct nfc_pcpu_stats {
+struct nfcf_pcpu_stats {
 	u64_stats_t lookups;
 	u64_stats_t matches;
 	u64_stats_t dropped;
@@ -65,7 +65,7 @@ struct nfc_pcpu_stats {
 	struct u64_stats_sync syncp;
 };
 
-struct nfc_pkt_stats {
+struct nfcf_pkt_stats {
 	u64 lookups;
 	u64 matches;
 	u64 dropped;
@@ -73,7 +73,7 @@ struct nfc_pkt_stats {
 };
 
 /**
- * struct nfc_filter - a named filter
+ * struct nfcf_filter - a named filter
  * @node:	on the namespace's list of all filters, under its lock
  * @live:	on the namespace's RCU list that the packet path walks, once
  *		loaded and until removed (whether enabled or not)
@@ -87,62 +87,62 @@ struct nfc_pkt_stats {
  *		that sees it change marks its messages NLM_F_DUMP_INTR
  * @charge:	bytes charged to the namespace's ceiling while in its table
  * @nn:		the namespace whose table took it (set once, by
- *		nfc_net_insert()); NFC_CMD_SET of ENABLED syncs its hooks
+ *		nfcf_net_insert()); NF_CUCKOO_CMD_SET of ENABLED syncs its hooks
  * @load_off:	while loading: bytes of table received so far
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
  * @ks:		how keys are built (fixed)
  * @priority:	netfilter hook priority (fixed)
- * @hook:	enum nfc_hook (fixed)
+ * @hook:	enum nf_cuckoo_hook (fixed)
  * @loading:	being restored: invisible to the packet path (under the
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
  * @name:	unique in the namespace, NUL-terminated
  */
-struct nfc_filter {
+struct nfcf_filter {
 	struct list_head node;
 	struct list_head live;
 	struct cuckoo_filter *cf;
-	struct nfc_conf __rcu *conf;
-	struct nfc_pcpu_stats __percpu *stats;
+	struct nfcf_conf __rcu *conf;
+	struct nfcf_pcpu_stats __percpu *stats;
 	struct mutex lock;	/* see the kernel-doc above */
 	refcount_t ref;
 	struct rcu_head rcu;
 	unsigned int gen;
 	u64 charge;
-	struct nfc_net *nn;
+	struct nfcf_net *nn;
 	u64 load_off;
 	u64 load_total;
 	u32 load_portid;
-	struct nfc_key_spec ks;
+	struct nfcf_key_spec ks;
 	s32 priority;
 	u8 hook;
 	bool loading;
 	bool load_aborted;	/* a failed load, about to be removed */
 	bool dead;
-	char name[NFC_NAME_MAXLEN];
+	char name[NF_CUCKOO_NAME_MAXLEN];
 };
 
 /**
- * struct nfc_filter_cfg - what creating a filter takes besides geometry
+ * struct nfcf_filter_cfg - what creating a filter takes besides geometry
  */
-struct nfc_filter_cfg {
+struct nfcf_filter_cfg {
 	const char *name;
-	struct nfc_key_spec ks;
-	struct nfc_conf conf;
+	struct nfcf_key_spec ks;
+	struct nfcf_conf conf;
 	s32 priority;
 	u8 hook;
 };
 
 /**
- * struct nfc_batch_result - outcome of a batch
+ * struct nfcf_batch_result - outcome of a batch
  * @done:	entries applied (or tested)
  * @skipped:	entries skipped because of the batch flags
- * @fail_index:	entry that failed, valid if @why != NFC_ENTRY_E_NONE
- * @why:	enum nfc_entry_err
+ * @fail_index:	entry that failed, valid if @why != NF_CUCKOO_ENTRY_E_NONE
+ * @why:	enum nf_cuckoo_entry_err
  * @hits:	TEST: entries present
  */
-struct nfc_batch_result {
+struct nfcf_batch_result {
 	u32 done;
 	u32 skipped;
 	u32 fail_index;
@@ -151,49 +151,49 @@ struct nfc_batch_result {
 };
 
 /* Generation counters for dump consistency; 0 is never used. */
-static inline void nfc_gen_bump(unsigned int *gen)
+static inline void nfcf_gen_bump(unsigned int *gen)
 {
 	if (!++*gen)
 		*gen = 1;
 }
 
-int nfc_filter_create(struct nfc_filter **out, const struct nfc_filter_cfg *cfg,
-		      const struct cf_params *p);
-int nfc_filter_create_loading(struct nfc_filter **out,
-			      const struct nfc_filter_cfg *cfg,
-			      const struct cf_image *img, u32 portid);
+int nfcf_filter_create(struct nfcf_filter **out, const struct nfcf_filter_cfg *cfg,
+		       const struct cf_params *p);
+int nfcf_filter_create_loading(struct nfcf_filter **out,
+			       const struct nfcf_filter_cfg *cfg,
+			       const struct cf_image *img, u32 portid);
 
-static inline void nfc_filter_get(struct nfc_filter *f)
+static inline void nfcf_filter_get(struct nfcf_filter *f)
 {
 	refcount_inc(&f->ref);
 }
 
-void nfc_filter_put(struct nfc_filter *f);
+void nfcf_filter_put(struct nfcf_filter *f);
 
-int nfc_filter_batch(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		     u32 n, u32 flags, bool del, unsigned long *applied,
-		     struct nfc_batch_result *res);
-void nfc_filter_test(struct nfc_filter *f, const struct nfc_flow_key *keys,
-		     u32 n, unsigned long *hits, struct nfc_batch_result *res);
-int nfc_filter_flush(struct nfc_filter *f);
+int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+		      u32 n, u32 flags, bool del, unsigned long *applied,
+		      struct nfcf_batch_result *res);
+void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
+		      u32 n, unsigned long *hits, struct nfcf_batch_result *res);
+int nfcf_filter_flush(struct nfcf_filter *f);
 
-/* Which fields of a struct nfc_conf nfc_filter_update_conf() takes. */
-#define NFC_CONF_ACTION		BIT(0)
-#define NFC_CONF_MARK		BIT(1)
-#define NFC_CONF_MARK_MASK	BIT(2)
-#define NFC_CONF_INVERT		BIT(3)
-#define NFC_CONF_ENABLED	BIT(4)
+/* Which fields of a struct nfcf_conf nfcf_filter_update_conf() takes. */
+#define NFCF_CONF_ACTION		BIT(0)
+#define NFCF_CONF_MARK		BIT(1)
+#define NFCF_CONF_MARK_MASK	BIT(2)
+#define NFCF_CONF_INVERT		BIT(3)
+#define NFCF_CONF_ENABLED	BIT(4)
 
-int nfc_filter_update_conf(struct nfc_filter *f, const struct nfc_conf *val,
-			   u32 what);
-int nfc_filter_load_chunk(struct nfc_filter *f, u32 portid, u64 off,
-			  const void *data, u32 len, bool *abort);
-int nfc_filter_load_finish(struct nfc_filter *f, u32 portid, bool *abort);
-void nfc_filter_pkt_stats(struct nfc_filter *f, struct nfc_pkt_stats *st);
-u32 nfc_filter_fpr_ppb(const struct cf_params *p);
+int nfcf_filter_update_conf(struct nfcf_filter *f, const struct nfcf_conf *val,
+			    u32 what);
+int nfcf_filter_load_chunk(struct nfcf_filter *f, u32 portid, u64 off,
+			   const void *data, u32 len, bool *abort);
+int nfcf_filter_load_finish(struct nfcf_filter *f, u32 portid, bool *abort);
+void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st);
+u32 nfcf_filter_fpr_ppb(const struct cf_params *p);
 
 /* Is @f enabled?  For writers; the packet path has its conf already. */
-static inline bool nfc_filter_enabled(struct nfc_filter *f)
+static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
 {
 	bool enabled;
 
@@ -204,44 +204,44 @@ static inline bool nfc_filter_enabled(struct nfc_filter *f)
 }
 
 /**
- * nfc_filter_match - the packet path's question (under rcu_read_lock())
+ * nfcf_filter_match - the packet path's question (under rcu_read_lock())
  * @f:		a filter from the namespace's live list
  * @conf:	rcu_dereference(f->conf), already checked to be enabled
  * @k:		the packet's key, fields filled in; finished here
  *
  * Lockless: cf_contains() follows the core's reader contract.
  * Return: true if the packet matches (is in the filter, or with invert
- * is not).  Count it with nfc_filter_count().
+ * is not).  Count it with nfcf_filter_count().
  */
-static inline bool nfc_filter_match(const struct nfc_filter *f,
-				    const struct nfc_conf *conf,
-				    struct nfc_flow_key *k)
+static inline bool nfcf_filter_match(const struct nfcf_filter *f,
+				     const struct nfcf_conf *conf,
+				     struct nf_cuckoo_flow_key *k)
 {
-	nfc_flowkey_finish(k, &f->ks);
+	nfcf_flowkey_finish(k, &f->ks);
 	return cf_contains(f->cf, k, sizeof(*k)) != conf->invert;
 }
 
 /**
- * nfc_filter_count - count one packet looked up in a filter
+ * nfcf_filter_count - count one packet looked up in a filter
  * @f:		the filter
  * @hit:	it matched
- * @action:	what was done to it: NFC_ACTION_DROP, NFC_ACTION_MARK or
- *		NFC_ACTION_NONE
+ * @action:	what was done to it: NF_CUCKOO_ACTION_DROP, NF_CUCKOO_ACTION_MARK or
+ *		NF_CUCKOO_ACTION_NONE
  *
  * Any context: output hooks run in process context, so the CPU is pinned
  * while its counters are written.
  */
-static inline void nfc_filter_count(struct nfc_filter *f, bool hit, u8 action)
+static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 {
-	struct nfc_pcpu_stats *st = get_cpu_ptr(f->stats);
+	struct nfcf_pcpu_stats *st = get_cpu_ptr(f->stats);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->lookups);
 	if (hit)
 		u64_stats_inc(&st->matches);
-	if (action == NFC_ACTION_DROP)
+	if (action == NF_CUCKOO_ACTION_DROP)
 		u64_stats_inc(&st->dropped);
-	else if (action == NFC_ACTION_MARK)
+	else if (action == NF_CUCKOO_ACTION_MARK)
 		u64_stats_inc(&st->marked);
 	u64_stats_update_end(&st->syncp);
 	put_cpu_ptr(f->stats);

@@ -2,8 +2,8 @@
 /*
  * Flow keys: the bytes a filter hashes, built from a netlink entry
  * (flowkey.c) and from a packet (skbkey.c), with the same masking and
- * normalisation (nfc_flowkey_finish()).
- * The layout, struct nfc_flow_key, is part of the uapi: saved images hold
+ * normalisation (nfcf_flowkey_finish()).
+ * The layout, struct nf_cuckoo_flow_key, is part of the uapi: saved images hold
  * fingerprints of it.
  */
 #ifndef _NF_CUCKOO_FLOWKEY_H
@@ -16,31 +16,31 @@
 
 #include "../uapi/linux/nf_cuckoo.h"
 
-static_assert(sizeof(struct nfc_flow_key) == 40);
-static_assert(sizeof(struct nfc_entry_ipv4) == 16);
-static_assert(sizeof(struct nfc_entry_ipv6) == 40);
-static_assert(NFC_ENTRIES_PACKED_BYTES % sizeof(struct nfc_entry_ipv4) == 0);
-static_assert(NFC_ENTRIES_PACKED_BYTES % sizeof(struct nfc_entry_ipv6) == 0);
-static_assert(NFC_ENTRIES_PACKED_BYTES + NLA_HDRLEN <= U16_MAX);
+static_assert(sizeof(struct nf_cuckoo_flow_key) == 40);
+static_assert(sizeof(struct nf_cuckoo_entry_ipv4) == 16);
+static_assert(sizeof(struct nf_cuckoo_entry_ipv6) == 40);
+static_assert(NF_CUCKOO_ENTRIES_PACKED_BYTES % sizeof(struct nf_cuckoo_entry_ipv4) == 0);
+static_assert(NF_CUCKOO_ENTRIES_PACKED_BYTES % sizeof(struct nf_cuckoo_entry_ipv6) == 0);
+static_assert(NF_CUCKOO_ENTRIES_PACKED_BYTES + NLA_HDRLEN <= U16_MAX);
 
 /**
- * struct nfc_key_spec - how a filter builds its keys (fixed at creation)
- * @fields:	mask of enum nfc_key_field, never 0
- * @families:	NFC_FAMILY_IPV4, NFC_FAMILY_IPV6 or NFC_FAMILY_INET
+ * struct nfcf_key_spec - how a filter builds its keys (fixed at creation)
+ * @fields:	mask of enum nf_cuckoo_key_field, never 0
+ * @families:	NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_FAMILY_IPV6 or NF_CUCKOO_FAMILY_INET
  * @bidir:	a key and its reverse are the same key; @fields is then
- *		symmetric (see nfc_key_spec_check())
+ *		symmetric (see nfcf_key_spec_check())
  */
-struct nfc_key_spec {
+struct nfcf_key_spec {
 	u32 fields;
 	u8 families;
 	bool bidir;
 };
 
-#define NFC_KEY_ADDRS	(NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR)
-#define NFC_KEY_PORTS	(NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT)
+#define NFCF_KEY_ADDRS	(NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR)
+#define NFCF_KEY_PORTS	(NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT)
 
 /* Is (src, sport) greater than (dst, dport)?  Address bytes first. */
-static inline bool nfc_flowkey_reversed(const struct nfc_flow_key *k)
+static inline bool nfcf_flowkey_reversed(const struct nf_cuckoo_flow_key *k)
 {
 	int c = memcmp(k->src, k->dst, sizeof(k->src));
 
@@ -49,7 +49,7 @@ static inline bool nfc_flowkey_reversed(const struct nfc_flow_key *k)
 	return ntohs(k->sport) > ntohs(k->dport);
 }
 
-static inline void nfc_flowkey_swap(struct nfc_flow_key *k)
+static inline void nfcf_flowkey_swap(struct nf_cuckoo_flow_key *k)
 {
 	__be32 a[4];
 	__be16 p;
@@ -63,7 +63,7 @@ static inline void nfc_flowkey_swap(struct nfc_flow_key *k)
 }
 
 /**
- * nfc_flowkey_finish - mask a key to a filter's fields and normalise it
+ * nfcf_flowkey_finish - mask a key to a filter's fields and normalise it
  * @k:	a key whose src, dst, sport, dport, family and proto are filled in
  *	(unused address words zero)
  * @ks:	the filter's key spec
@@ -73,49 +73,49 @@ static inline void nfc_flowkey_swap(struct nfc_flow_key *k)
  * @ks->fields and the padding are zeroed, the family too when no address
  * is keyed; a bidirectional key then gets its endpoints in canonical order.
  */
-static inline void nfc_flowkey_finish(struct nfc_flow_key *k,
-				      const struct nfc_key_spec *ks)
+static inline void nfcf_flowkey_finish(struct nf_cuckoo_flow_key *k,
+				       const struct nfcf_key_spec *ks)
 {
 	u32 f = ks->fields;
 
-	if (!(f & NFC_KEY_SRC_ADDR))
+	if (!(f & NF_CUCKOO_KEY_SRC_ADDR))
 		memset(k->src, 0, sizeof(k->src));
-	if (!(f & NFC_KEY_DST_ADDR))
+	if (!(f & NF_CUCKOO_KEY_DST_ADDR))
 		memset(k->dst, 0, sizeof(k->dst));
-	if (!(f & NFC_KEY_ADDRS))
+	if (!(f & NFCF_KEY_ADDRS))
 		k->family = 0;
-	if (!(f & NFC_KEY_SRC_PORT))
+	if (!(f & NF_CUCKOO_KEY_SRC_PORT))
 		k->sport = 0;
-	if (!(f & NFC_KEY_DST_PORT))
+	if (!(f & NF_CUCKOO_KEY_DST_PORT))
 		k->dport = 0;
-	if (!(f & NFC_KEY_PROTO))
+	if (!(f & NF_CUCKOO_KEY_PROTO))
 		k->proto = 0;
 	k->pad[0] = 0;
 	k->pad[1] = 0;
-	if (ks->bidir && nfc_flowkey_reversed(k))
-		nfc_flowkey_swap(k);
+	if (ks->bidir && nfcf_flowkey_reversed(k))
+		nfcf_flowkey_swap(k);
 }
 
-int nfc_key_spec_check(const struct nfc_key_spec *ks,
-		       const struct nlattr *fields_attr,
-		       const struct nlattr *bidir_attr,
-		       struct netlink_ext_ack *extack);
+int nfcf_key_spec_check(const struct nfcf_key_spec *ks,
+			const struct nlattr *fields_attr,
+			const struct nlattr *bidir_attr,
+			struct netlink_ext_ack *extack);
 
-int nfc_flowkey_from_entry(struct nfc_flow_key *k, const struct nlattr *entry,
-			   const struct nfc_key_spec *ks,
-			   enum nfc_entry_err *why,
-			   struct netlink_ext_ack *extack);
-
-u32 nfc_attr_entries(const struct nlattr *attr);
-
-int nfc_flowkey_from_packed(struct nfc_flow_key *k, const struct nlattr *attr,
-			    u32 idx, const struct nfc_key_spec *ks,
-			    enum nfc_entry_err *why,
+int nfcf_flowkey_from_entry(struct nf_cuckoo_flow_key *k, const struct nlattr *entry,
+			    const struct nfcf_key_spec *ks,
+			    enum nf_cuckoo_entry_err *why,
 			    struct netlink_ext_ack *extack);
+
+u32 nfcf_attr_entries(const struct nlattr *attr);
+
+int nfcf_flowkey_from_packed(struct nf_cuckoo_flow_key *k, const struct nlattr *attr,
+			     u32 idx, const struct nfcf_key_spec *ks,
+			     enum nf_cuckoo_entry_err *why,
+			     struct netlink_ext_ack *extack);
 
 struct sk_buff;
 
-u32 nfc_flowkey_from_skb(struct nfc_flow_key *k, const struct sk_buff *skb,
-			 u8 family);
+u32 nfcf_flowkey_from_skb(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
+			  u8 family);
 
 #endif /* _NF_CUCKOO_FLOWKEY_H */

@@ -6,7 +6,7 @@
  * (protocol family, hook, priority) that one of its enabled, live filters
  * needs: a filter of family inet needs an IPv4 and an IPv6 one.  Plain
  * netfilter hooks cannot be NFPROTO_INET (only nf_tables' ingress can), so
- * each family is registered on its own.  nfc_hooks_sync() brings the
+ * each family is registered on its own.  nfcf_hooks_sync() brings the
  * registered set in line with what the filters need, under the
  * namespace's lock, whenever that may change: a filter created or
  * restored (before it goes live), enabled (before) or disabled (after),
@@ -40,44 +40,44 @@
 #include "netns.h"
 #include "hook.h"
 
-static_assert((int)NFC_HOOK_PREROUTING == (int)NF_INET_PRE_ROUTING);
-static_assert((int)NFC_HOOK_INPUT == (int)NF_INET_LOCAL_IN);
-static_assert((int)NFC_HOOK_FORWARD == (int)NF_INET_FORWARD);
-static_assert((int)NFC_HOOK_OUTPUT == (int)NF_INET_LOCAL_OUT);
-static_assert((int)NFC_HOOK_POSTROUTING == (int)NF_INET_POST_ROUTING);
+static_assert((int)NF_CUCKOO_HOOK_PREROUTING == (int)NF_INET_PRE_ROUTING);
+static_assert((int)NF_CUCKOO_HOOK_INPUT == (int)NF_INET_LOCAL_IN);
+static_assert((int)NF_CUCKOO_HOOK_FORWARD == (int)NF_INET_FORWARD);
+static_assert((int)NF_CUCKOO_HOOK_OUTPUT == (int)NF_INET_LOCAL_OUT);
+static_assert((int)NF_CUCKOO_HOOK_POSTROUTING == (int)NF_INET_POST_ROUTING);
 
 /**
- * struct nfc_hook_ent - one registered netfilter hook of a namespace
- * @node:	on nfc_net::hooks, under the namespace's lock
+ * struct nfcf_hook_ent - one registered netfilter hook of a namespace
+ * @node:	on nfcf_net::hooks, under the namespace's lock
  * @ops:	what is registered; @ops.priv is this entry
  * @nn:		the namespace's state
  * @rcu:	to free it once no packet can see it
- * @family:	NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6, as @ops.pf
- * @want:	still needed (nfc_hooks_sync()'s scratch)
+ * @family:	NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6, as @ops.pf
+ * @want:	still needed (nfcf_hooks_sync()'s scratch)
  */
-struct nfc_hook_ent {
+struct nfcf_hook_ent {
 	struct list_head node;
 	struct nf_hook_ops ops;
-	struct nfc_net *nn;
+	struct nfcf_net *nn;
 	struct rcu_head rcu;
 	u8 family;
 	bool want;
 };
 
-static unsigned int nfc_hook_fn(void *priv, struct sk_buff *skb,
-				const struct nf_hook_state *state)
+static unsigned int nfcf_hook_fn(void *priv, struct sk_buff *skb,
+				 const struct nf_hook_state *state)
 {
-	const struct nfc_hook_ent *e = priv;
+	const struct nfcf_hook_ent *e = priv;
 	unsigned int hooknum = e->ops.hooknum;
 	int prio = e->ops.priority;
-	struct nfc_flow_key pkt, k;
-	struct nfc_filter *f;
+	struct nf_cuckoo_flow_key pkt, k;
+	struct nfcf_filter *f;
 	bool have_key = false;
 	u32 have = 0;
 
 	list_for_each_entry_rcu(f, &e->nn->live, live) {
-		const struct nfc_conf *conf;
-		u8 done = NFC_ACTION_NONE;
+		const struct nfcf_conf *conf;
+		u8 done = NF_CUCKOO_ACTION_NONE;
 		bool hit;
 
 		if (f->hook != hooknum || f->priority != prio) {
@@ -92,7 +92,7 @@ static unsigned int nfc_hook_fn(void *priv, struct sk_buff *skb,
 		if (!conf->enabled)
 			continue;
 		if (!have_key) {
-			have = nfc_flowkey_from_skb(&pkt, skb, e->family);
+			have = nfcf_flowkey_from_skb(&pkt, skb, e->family);
 			have_key = true;
 		}
 		/* Headers the key needs are truncated or malformed. */
@@ -100,31 +100,31 @@ static unsigned int nfc_hook_fn(void *priv, struct sk_buff *skb,
 			continue;
 
 		k = pkt;
-		hit = nfc_filter_match(f, conf, &k);
-		if (hit && conf->action == NFC_ACTION_MARK) {
+		hit = nfcf_filter_match(f, conf, &k);
+		if (hit && conf->action == NF_CUCKOO_ACTION_MARK) {
 			skb->mark = (skb->mark & ~conf->mark_mask) |
 				    (conf->mark & conf->mark_mask);
-			done = NFC_ACTION_MARK;
-		} else if (hit && conf->action == NFC_ACTION_DROP) {
-			done = NFC_ACTION_DROP;
+			done = NF_CUCKOO_ACTION_MARK;
+		} else if (hit && conf->action == NF_CUCKOO_ACTION_DROP) {
+			done = NF_CUCKOO_ACTION_DROP;
 		}
-		nfc_filter_count(f, hit, done);
-		if (done == NFC_ACTION_DROP)
+		nfcf_filter_count(f, hit, done);
+		if (done == NF_CUCKOO_ACTION_DROP)
 			return NF_DROP;
 	}
 	return NF_ACCEPT;
 }
 
-static u8 nfc_family_pf(u8 family)
+static u8 nfcf_family_pf(u8 family)
 {
-	return family == NFC_FAMILY_IPV4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	return family == NF_CUCKOO_FAMILY_IPV4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
 }
 
 /* Mark the hooks @f needs as wanted, registering those missing. */
-static int nfc_hooks_want(struct nfc_net *nn, struct nfc_filter *f)
+static int nfcf_hooks_want(struct nfcf_net *nn, struct nfcf_filter *f)
 {
-	static const u8 families[] = { NFC_FAMILY_IPV4, NFC_FAMILY_IPV6 };
-	struct nfc_hook_ent *e;
+	static const u8 families[] = { NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_FAMILY_IPV6 };
+	struct nfcf_hook_ent *e;
 	unsigned int i;
 	int err;
 
@@ -151,9 +151,9 @@ static int nfc_hooks_want(struct nfc_net *nn, struct nfc_filter *f)
 		e->nn = nn;
 		e->family = family;
 		e->want = true;
-		e->ops.hook = nfc_hook_fn;
+		e->ops.hook = nfcf_hook_fn;
 		e->ops.priv = e;
-		e->ops.pf = nfc_family_pf(family);
+		e->ops.pf = nfcf_family_pf(family);
 		e->ops.hooknum = f->hook;
 		e->ops.priority = f->priority;
 		err = nf_register_net_hook(nn->net, &e->ops);
@@ -167,7 +167,7 @@ static int nfc_hooks_want(struct nfc_net *nn, struct nfc_filter *f)
 }
 
 /**
- * nfc_hooks_sync - register the hooks a namespace's filters need, only them
+ * nfcf_hooks_sync - register the hooks a namespace's filters need, only them
  * @nn:		the namespace, its lock held
  * @also:	a filter to count as live and enabled although it is not
  *		(yet), or NULL
@@ -181,10 +181,10 @@ static int nfc_hooks_want(struct nfc_net *nn, struct nfc_filter *f)
  * Return: 0, or the first registration error (-ENOMEM, -E2BIG: too many
  * hooks at that point).
  */
-int nfc_hooks_sync(struct nfc_net *nn, struct nfc_filter *also)
+int nfcf_hooks_sync(struct nfcf_net *nn, struct nfcf_filter *also)
 {
-	struct nfc_hook_ent *e, *tmp;
-	struct nfc_filter *f;
+	struct nfcf_hook_ent *e, *tmp;
+	struct nfcf_filter *f;
 	int err = 0, ret;
 
 	lockdep_assert_held(&nn->lock);
@@ -192,14 +192,14 @@ int nfc_hooks_sync(struct nfc_net *nn, struct nfc_filter *also)
 		e->want = false;
 	if (!nn->dying) {
 		list_for_each_entry(f, &nn->live, live) {
-			if (f == also || !nfc_filter_enabled(f))
+			if (f == also || !nfcf_filter_enabled(f))
 				continue;
-			ret = nfc_hooks_want(nn, f);
+			ret = nfcf_hooks_want(nn, f);
 			if (ret && !err)
 				err = ret;
 		}
 		if (also) {
-			ret = nfc_hooks_want(nn, also);
+			ret = nfcf_hooks_want(nn, also);
 			if (ret && !err)
 				err = ret;
 		}

@@ -5,9 +5,9 @@
 #ifndef _NF_CUCKOO_HOOK_H
 #define _NF_CUCKOO_HOOK_H
 
-struct nfc_net;
-struct nfc_filter;
+struct nfcf_net;
+struct nfcf_filter;
 
-int nfc_hooks_sync(struct nfc_net *nn, struct nfc_filter *also);
+int nfcf_hooks_sync(struct nfcf_net *nn, struct nfcf_filter *also);
 
 #endif /* _NF_CUCKOO_HOOK_H */

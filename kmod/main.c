@@ -127,10 +127,10 @@ static int __init nf_cuckoo_init(void)
 	err = nf_cuckoo_selftest();
 	if (err)
 		goto err_selftest;
-	err = nfc_netns_init();
+	err = nfcf_netns_init();
 	if (err)
 		goto err_netns;
-	err = nfc_genl_init();
+	err = nfcf_genl_init();
 	if (err)
 		goto err_genl;
 
@@ -138,7 +138,7 @@ static int __init nf_cuckoo_init(void)
 	return 0;
 
 err_genl:
-	nfc_netns_exit();
+	nfcf_netns_exit();
 err_netns:
 err_selftest:
 	return err;
@@ -146,8 +146,8 @@ err_selftest:
 
 static void __exit nf_cuckoo_exit(void)
 {
-	nfc_genl_exit();
-	nfc_netns_exit();
+	nfcf_genl_exit();
+	nfcf_netns_exit();
 	pr_info("unloaded\n");
 }
 

@@ -23,28 +23,28 @@
 #include "netlink.h"
 #include "netns.h"
 
-static struct genl_family nfc_genl_family;
+static struct genl_family nfcf_genl_family;
 
 /* The interface's limits are the core's. */
-static_assert(NFC_FP_BITS_MIN == CF_FP_BITS_MIN);
-static_assert(NFC_FP_BITS_MAX == CF_FP_BITS_MAX);
-static_assert(NFC_MAX_KICKS_MAX == CF_MAX_KICKS_MAX);
+static_assert(NF_CUCKOO_FP_BITS_MIN == CF_FP_BITS_MIN);
+static_assert(NF_CUCKOO_FP_BITS_MAX == CF_FP_BITS_MAX);
+static_assert(NF_CUCKOO_MAX_KICKS_MAX == CF_MAX_KICKS_MAX);
 
 /* Policies: one per command, so that what a command does not take is refused. */
 
-static struct netlink_range_validation nfc_fpr_range = {
+static struct netlink_range_validation nfcf_fpr_range = {
 	.min = 1,
-	.max = NFC_FPR_SCALE - 1,
+	.max = NF_CUCKOO_FPR_SCALE - 1,
 };
 
 /* INT_MIN and INT_MAX are netfilter's NF_IP_PRI_FIRST / _LAST. */
-static struct netlink_range_validation_signed nfc_priority_range = {
+static struct netlink_range_validation_signed nfcf_priority_range = {
 	.min = INT_MIN + 1,
 	.max = INT_MAX - 1,
 };
 
-static int nfc_validate_chunk(const struct nlattr *attr,
-			      struct netlink_ext_ack *extack)
+static int nfcf_validate_chunk(const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
 {
 	if (nla_len(attr) < 8 || nla_len(attr) % 8) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
@@ -55,51 +55,51 @@ static int nfc_validate_chunk(const struct nlattr *attr,
 }
 
 /* What a filter does with packets: given at NEW and again at LOAD_BEGIN. */
-#define NFC_PACKET_POLICY						\
-	[NFC_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NFC_FAMILY_IPV4,	\
-					  NFC_FAMILY_INET),		\
-	[NFC_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NFC_KEY_ALL),	\
-	[NFC_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NFC_HOOK_MAX),		\
-	[NFC_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,	\
-						&nfc_priority_range),	\
-	[NFC_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),		\
-	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),	\
-	[NFC_A_MARK] = { .type = NLA_U32 },				\
-	[NFC_A_MARK_MASK] = { .type = NLA_U32 },			\
-	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),			\
-	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1)
+#define NFCF_PACKET_POLICY						\
+	[NF_CUCKOO_A_FAMILY] = NLA_POLICY_RANGE(NLA_U8, NF_CUCKOO_FAMILY_IPV4,	\
+						NF_CUCKOO_FAMILY_INET),		\
+	[NF_CUCKOO_A_KEY_FIELDS] = NLA_POLICY_MASK(NLA_U32, NF_CUCKOO_KEY_ALL),	\
+	[NF_CUCKOO_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_HOOK_MAX),		\
+	[NF_CUCKOO_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,	\
+						&nfcf_priority_range),	\
+	[NF_CUCKOO_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),		\
+	[NF_CUCKOO_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ACTION_MAX),	\
+	[NF_CUCKOO_A_MARK] = { .type = NLA_U32 },				\
+	[NF_CUCKOO_A_MARK_MASK] = { .type = NLA_U32 },			\
+	[NF_CUCKOO_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),			\
+	[NF_CUCKOO_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1)
 
-static const struct nla_policy nfc_new_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	NFC_PACKET_POLICY,
-	[NFC_A_CAPACITY] = NLA_POLICY_MIN(NLA_U64, 1),
-	[NFC_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U8, NFC_FP_BITS_MIN,
-					   NFC_FP_BITS_MAX),
-	[NFC_A_FPR] = NLA_POLICY_FULL_RANGE(NLA_U32, &nfc_fpr_range),
-	[NFC_A_BUCKET_SIZE] = NLA_POLICY_RANGE(NLA_U8, 2, 8),
-	[NFC_A_MAX_KICKS] = NLA_POLICY_RANGE(NLA_U16, 1, NFC_MAX_KICKS_MAX),
-	[NFC_A_SEED] = { .type = NLA_U64 },
+static const struct nla_policy nfcf_new_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+	NFCF_PACKET_POLICY,
+	[NF_CUCKOO_A_CAPACITY] = NLA_POLICY_MIN(NLA_U64, 1),
+	[NF_CUCKOO_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U8, NF_CUCKOO_FP_BITS_MIN,
+						 NF_CUCKOO_FP_BITS_MAX),
+	[NF_CUCKOO_A_FPR] = NLA_POLICY_FULL_RANGE(NLA_U32, &nfcf_fpr_range),
+	[NF_CUCKOO_A_BUCKET_SIZE] = NLA_POLICY_RANGE(NLA_U8, 2, 8),
+	[NF_CUCKOO_A_MAX_KICKS] = NLA_POLICY_RANGE(NLA_U16, 1, NF_CUCKOO_MAX_KICKS_MAX),
+	[NF_CUCKOO_A_SEED] = { .type = NLA_U64 },
 };
 
-static const struct nla_policy nfc_name_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
+static const struct nla_policy nfcf_name_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 };
 
-static const struct nla_policy nfc_set_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NFC_ACTION_MAX),
-	[NFC_A_MARK] = { .type = NLA_U32 },
-	[NFC_A_MARK_MASK] = { .type = NLA_U32 },
-	[NFC_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
-	[NFC_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+static const struct nla_policy nfcf_set_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+	[NF_CUCKOO_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ACTION_MAX),
+	[NF_CUCKOO_A_MARK] = { .type = NLA_U32 },
+	[NF_CUCKOO_A_MARK_MASK] = { .type = NLA_U32 },
+	[NF_CUCKOO_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NF_CUCKOO_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-static int nfc_validate_packed(const struct nlattr *attr,
-			       struct netlink_ext_ack *extack)
+static int nfcf_validate_packed(const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
 {
-	size_t size = nla_type(attr) == NFC_A_ENTRIES_IPV4 ?
-		      sizeof(struct nfc_entry_ipv4) :
-		      sizeof(struct nfc_entry_ipv6);
+	size_t size = nla_type(attr) == NF_CUCKOO_A_ENTRIES_IPV4 ?
+		      sizeof(struct nf_cuckoo_entry_ipv4) :
+		      sizeof(struct nf_cuckoo_entry_ipv6);
 
 	if (!nla_len(attr) || nla_len(attr) % size) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
@@ -114,44 +114,44 @@ static int nfc_validate_packed(const struct nlattr *attr,
  * each entry is parsed by the handler, so that a bad one is reported with
  * its index.
  */
-#define NFC_ENTRIES_POLICY						\
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 }, \
-	[NFC_A_ENTRY] = { .type = NLA_NESTED },				\
-	[NFC_A_ENTRIES_IPV4] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
-						      nfc_validate_packed, \
-						      NFC_ENTRIES_PACKED_BYTES), \
-	[NFC_A_ENTRIES_IPV6] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
-						      nfc_validate_packed, \
-						      NFC_ENTRIES_PACKED_BYTES)
+#define NFCF_ENTRIES_POLICY						\
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 }, \
+	[NF_CUCKOO_A_ENTRY] = { .type = NLA_NESTED },				\
+	[NF_CUCKOO_A_ENTRIES_IPV4] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
+							    nfcf_validate_packed, \
+							    NF_CUCKOO_ENTRIES_PACKED_BYTES), \
+	[NF_CUCKOO_A_ENTRIES_IPV6] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,	\
+							    nfcf_validate_packed, \
+							    NF_CUCKOO_ENTRIES_PACKED_BYTES)
 
-static const struct nla_policy nfc_entries_policy[NFC_A_MAX + 1] = {
-	NFC_ENTRIES_POLICY,
-	[NFC_A_BATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFC_BATCH_F_ALL),
+static const struct nla_policy nfcf_entries_policy[NF_CUCKOO_A_MAX + 1] = {
+	NFCF_ENTRIES_POLICY,
+	[NF_CUCKOO_A_BATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, NF_CUCKOO_BATCH_F_ALL),
 };
 
-static const struct nla_policy nfc_test_policy[NFC_A_MAX + 1] = {
-	NFC_ENTRIES_POLICY,
+static const struct nla_policy nfcf_test_policy[NF_CUCKOO_A_MAX + 1] = {
+	NFCF_ENTRIES_POLICY,
 };
 
-static const struct nla_policy nfc_load_begin_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	NFC_PACKET_POLICY,
-	[NFC_A_IMAGE_HEADER] = { .type = NLA_BINARY,
-				 .len = NFC_IMAGE_HEADER_MAXLEN },
+static const struct nla_policy nfcf_load_begin_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+	NFCF_PACKET_POLICY,
+	[NF_CUCKOO_A_IMAGE_HEADER] = { .type = NLA_BINARY,
+				 .len = NF_CUCKOO_IMAGE_HEADER_MAXLEN },
 };
 
-static const struct nla_policy nfc_load_chunk_policy[NFC_A_MAX + 1] = {
-	[NFC_A_NAME] = { .type = NLA_NUL_STRING, .len = NFC_NAME_MAXLEN - 1 },
-	[NFC_A_CHUNK_OFFSET] = { .type = NLA_U64 },
-	[NFC_A_CHUNK_DATA] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
-						    nfc_validate_chunk,
-						    NFC_CHUNK_MAX),
+static const struct nla_policy nfcf_load_chunk_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+	[NF_CUCKOO_A_CHUNK_OFFSET] = { .type = NLA_U64 },
+	[NF_CUCKOO_A_CHUNK_DATA] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+							  nfcf_validate_chunk,
+							  NF_CUCKOO_CHUNK_MAX),
 };
 
 /* Request helpers */
 
 /* [A-Za-z0-9_.-]: the kernel's isalnum() takes Latin-1 letters too. */
-static bool nfc_name_ok(const char *s, size_t len)
+static bool nfcf_name_ok(const char *s, size_t len)
 {
 	size_t i;
 
@@ -163,26 +163,26 @@ static bool nfc_name_ok(const char *s, size_t len)
 }
 
 /* The filter name of a request, checked; NULL (extack set) if bad. */
-static const char *nfc_get_name(struct nlattr **attrs,
-				struct netlink_ext_ack *extack)
+static const char *nfcf_get_name(struct nlattr **attrs,
+				 struct netlink_ext_ack *extack)
 {
-	const struct nlattr *a = attrs[NFC_A_NAME];
+	const struct nlattr *a = attrs[NF_CUCKOO_A_NAME];
 	const char *s;
 	size_t len;
 
 	if (!a) {
-		NL_SET_ERR_MSG_MOD(extack, "missing filter name (NFC_A_NAME)");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, NFC_A_NAME);
+		NL_SET_ERR_MSG_MOD(extack, "missing filter name (NF_CUCKOO_A_NAME)");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, NF_CUCKOO_A_NAME);
 		return NULL;
 	}
 	s = nla_data(a);
-	len = strnlen(s, NFC_NAME_MAXLEN);
-	if (!len || len >= NFC_NAME_MAXLEN) {
+	len = strnlen(s, NF_CUCKOO_NAME_MAXLEN);
+	if (!len || len >= NF_CUCKOO_NAME_MAXLEN) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
 				    "filter name must be 1 to 31 characters");
 		return NULL;
 	}
-	if (!nfc_name_ok(s, len)) {
+	if (!nfcf_name_ok(s, len)) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
 				    "filter name may only hold [A-Za-z0-9_.-]");
 		return NULL;
@@ -190,8 +190,8 @@ static const char *nfc_get_name(struct nlattr **attrs,
 	return s;
 }
 
-static void nfc_lookup_errmsg(int err, const struct nlattr *name,
-			      struct netlink_ext_ack *extack)
+static void nfcf_lookup_errmsg(int err, const struct nlattr *name,
+			       struct netlink_ext_ack *extack)
 {
 	if (err == -EBUSY)
 		NL_SET_ERR_MSG_ATTR(extack, name,
@@ -202,101 +202,101 @@ static void nfc_lookup_errmsg(int err, const struct nlattr *name,
 }
 
 /* Look the request's filter up, with a reference; ERR_PTR with extack set. */
-static struct nfc_filter *nfc_get_filter(struct genl_info *info,
-					 bool loading_ok)
+static struct nfcf_filter *nfcf_get_filter(struct genl_info *info,
+					   bool loading_ok)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	const char *name;
 
-	name = nfc_get_name(info->attrs, info->extack);
+	name = nfcf_get_name(info->attrs, info->extack);
 	if (!name)
 		return ERR_PTR(-EINVAL);
-	f = nfc_net_lookup(nfc_net(genl_info_net(info)), name, loading_ok);
+	f = nfcf_net_lookup(nfcf_net(genl_info_net(info)), name, loading_ok);
 	if (IS_ERR(f))
-		nfc_lookup_errmsg(PTR_ERR(f), info->attrs[NFC_A_NAME],
-				  info->extack);
+		nfcf_lookup_errmsg(PTR_ERR(f), info->attrs[NF_CUCKOO_A_NAME],
+				   info->extack);
 	return f;
 }
 
-static u8 nfc_attr_u8(const struct nlattr *a, u8 dflt)
+static u8 nfcf_attr_u8(const struct nlattr *a, u8 dflt)
 {
 	return a ? nla_get_u8(a) : dflt;
 }
 
-static u32 nfc_attr_u32(const struct nlattr *a, u32 dflt)
+static u32 nfcf_attr_u32(const struct nlattr *a, u32 dflt)
 {
 	return a ? nla_get_u32(a) : dflt;
 }
 
 /* Name, key spec and packet-path settings, for NEW and LOAD_BEGIN. */
-static int nfc_parse_cfg(struct genl_info *info, struct nfc_filter_cfg *cfg)
+static int nfcf_parse_cfg(struct genl_info *info, struct nfcf_filter_cfg *cfg)
 {
 	struct nlattr **a = info->attrs;
 
-	cfg->name = nfc_get_name(a, info->extack);
+	cfg->name = nfcf_get_name(a, info->extack);
 	if (!cfg->name)
 		return -EINVAL;
-	if (GENL_REQ_ATTR_CHECK(info, NFC_A_FAMILY)) {
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_FAMILY)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "missing address family (NFC_A_FAMILY)");
+				   "missing address family (NF_CUCKOO_A_FAMILY)");
 		return -EINVAL;
 	}
-	cfg->ks.families = nla_get_u8(a[NFC_A_FAMILY]);
-	cfg->ks.fields = nfc_attr_u32(a[NFC_A_KEY_FIELDS], NFC_KEY_ALL);
-	cfg->ks.bidir = nfc_attr_u8(a[NFC_A_BIDIRECTIONAL], 0);
-	cfg->hook = nfc_attr_u8(a[NFC_A_HOOK], NFC_HOOK_PREROUTING);
-	cfg->priority = a[NFC_A_PRIORITY] ? nla_get_s32(a[NFC_A_PRIORITY]) :
-					    NFC_PRIORITY_DEFAULT;
-	cfg->conf.action = nfc_attr_u8(a[NFC_A_ACTION], NFC_ACTION_DROP);
-	cfg->conf.mark = nfc_attr_u32(a[NFC_A_MARK], 0);
-	cfg->conf.mark_mask = nfc_attr_u32(a[NFC_A_MARK_MASK],
-					   NFC_MARK_MASK_DEFAULT);
-	cfg->conf.invert = nfc_attr_u8(a[NFC_A_INVERT], 0);
-	cfg->conf.enabled = nfc_attr_u8(a[NFC_A_ENABLED], 1);
-	return nfc_key_spec_check(&cfg->ks, a[NFC_A_KEY_FIELDS],
-				  a[NFC_A_BIDIRECTIONAL], info->extack);
+	cfg->ks.families = nla_get_u8(a[NF_CUCKOO_A_FAMILY]);
+	cfg->ks.fields = nfcf_attr_u32(a[NF_CUCKOO_A_KEY_FIELDS], NF_CUCKOO_KEY_ALL);
+	cfg->ks.bidir = nfcf_attr_u8(a[NF_CUCKOO_A_BIDIRECTIONAL], 0);
+	cfg->hook = nfcf_attr_u8(a[NF_CUCKOO_A_HOOK], NF_CUCKOO_HOOK_PREROUTING);
+	cfg->priority = a[NF_CUCKOO_A_PRIORITY] ? nla_get_s32(a[NF_CUCKOO_A_PRIORITY]) :
+					    NF_CUCKOO_PRIORITY_DEFAULT;
+	cfg->conf.action = nfcf_attr_u8(a[NF_CUCKOO_A_ACTION], NF_CUCKOO_ACTION_DROP);
+	cfg->conf.mark = nfcf_attr_u32(a[NF_CUCKOO_A_MARK], 0);
+	cfg->conf.mark_mask = nfcf_attr_u32(a[NF_CUCKOO_A_MARK_MASK],
+					    NF_CUCKOO_MARK_MASK_DEFAULT);
+	cfg->conf.invert = nfcf_attr_u8(a[NF_CUCKOO_A_INVERT], 0);
+	cfg->conf.enabled = nfcf_attr_u8(a[NF_CUCKOO_A_ENABLED], 1);
+	return nfcf_key_spec_check(&cfg->ks, a[NF_CUCKOO_A_KEY_FIELDS],
+				   a[NF_CUCKOO_A_BIDIRECTIONAL], info->extack);
 }
 
 /* Geometry for NEW, resolved; checked against the ceiling too. */
-static int nfc_parse_params(struct genl_info *info, struct cf_params *p)
+static int nfcf_parse_params(struct genl_info *info, struct cf_params *p)
 {
 	struct nlattr **a = info->attrs;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	if (a[NFC_A_FP_BITS] && a[NFC_A_FPR]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_FPR],
+	if (a[NF_CUCKOO_A_FP_BITS] && a[NF_CUCKOO_A_FPR]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_FPR],
 				    "give fingerprint bits or a false-positive rate, not both");
 		return -EINVAL;
 	}
-	p->capacity = a[NFC_A_CAPACITY] ? nla_get_u64(a[NFC_A_CAPACITY]) :
-					  NFC_CAPACITY_DEFAULT;
-	p->fpr_ppb = nfc_attr_u32(a[NFC_A_FPR], 0);
-	p->fp_bits = nfc_attr_u8(a[NFC_A_FP_BITS],
-				 p->fpr_ppb ? 0 : NFC_FP_BITS_DEFAULT);
-	p->bucket_size = nfc_attr_u8(a[NFC_A_BUCKET_SIZE],
-				     NFC_BUCKET_SIZE_DEFAULT);
+	p->capacity = a[NF_CUCKOO_A_CAPACITY] ? nla_get_u64(a[NF_CUCKOO_A_CAPACITY]) :
+					  NF_CUCKOO_CAPACITY_DEFAULT;
+	p->fpr_ppb = nfcf_attr_u32(a[NF_CUCKOO_A_FPR], 0);
+	p->fp_bits = nfcf_attr_u8(a[NF_CUCKOO_A_FP_BITS],
+				  p->fpr_ppb ? 0 : NF_CUCKOO_FP_BITS_DEFAULT);
+	p->bucket_size = nfcf_attr_u8(a[NF_CUCKOO_A_BUCKET_SIZE],
+				      NF_CUCKOO_BUCKET_SIZE_DEFAULT);
 	if (!is_power_of_2(p->bucket_size)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_BUCKET_SIZE],
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_BUCKET_SIZE],
 				    "bucket size must be 2, 4 or 8");
 		return -EINVAL;
 	}
-	p->max_kicks = a[NFC_A_MAX_KICKS] ? nla_get_u16(a[NFC_A_MAX_KICKS]) :
-					    NFC_MAX_KICKS_DEFAULT;
-	p->seed = a[NFC_A_SEED] ? nla_get_u64(a[NFC_A_SEED]) :
+	p->max_kicks = a[NF_CUCKOO_A_MAX_KICKS] ? nla_get_u16(a[NF_CUCKOO_A_MAX_KICKS]) :
+					    NF_CUCKOO_MAX_KICKS_DEFAULT;
+	p->seed = a[NF_CUCKOO_A_SEED] ? nla_get_u64(a[NF_CUCKOO_A_SEED]) :
 				  get_random_u64();
 	err = cf_params_resolve(p);
 	if (err && !p->fp_bits) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_FPR],
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_FPR],
 				    "false-positive rate below what 32-bit fingerprints give with this bucket size");
 		return err;
 	} else if (err) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_CAPACITY],
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_CAPACITY],
 				    "no table of this geometry can hold that capacity");
 		return err;
 	}
-	if (cf_params_bytes(p) > nfc_net_mem_max()) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[NFC_A_CAPACITY],
+	if (cf_params_bytes(p) > nfcf_net_mem_max()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_CAPACITY],
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 		return -EDQUOT;
 	}
@@ -305,37 +305,37 @@ static int nfc_parse_params(struct genl_info *info, struct cf_params *p)
 
 /* Replies */
 
-static int nfc_put_stats(struct sk_buff *skb, struct nfc_filter *f)
+static int nfcf_put_stats(struct sk_buff *skb, struct nfcf_filter *f)
 {
-	struct nfc_pkt_stats ps;
+	struct nfcf_pkt_stats ps;
 	struct cf_stats st;
 	struct nlattr *nest;
 
 	cf_get_stats(f->cf, &st);
-	nfc_filter_pkt_stats(f, &ps);
-	nest = nla_nest_start(skb, NFC_A_STATS);
+	nfcf_filter_pkt_stats(f, &ps);
+	nest = nla_nest_start(skb, NF_CUCKOO_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, NFC_STATS_A_ITEMS, st.count,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u32(skb, NFC_STATS_A_LOAD_PPM, st.load_ppm) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_BYTES, st.bytes,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_TABLE_BYTES, st.table_bytes,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_SLOTS, st.slots,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_NBUCKETS, st.nbuckets,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u8(skb, NFC_STATS_A_VICTIM, st.victim) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_LOOKUPS, ps.lookups,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_MATCHES, ps.matches,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_DROPPED, ps.dropped,
-			      NFC_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, NFC_STATS_A_PKT_MARKED, ps.marked,
-			      NFC_STATS_A_PAD)) {
+	if (nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_ITEMS, st.count,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u32(skb, NF_CUCKOO_STATS_A_LOAD_PPM, st.load_ppm) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_BYTES, st.bytes,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_TABLE_BYTES, st.table_bytes,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_SLOTS, st.slots,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_NBUCKETS, st.nbuckets,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u8(skb, NF_CUCKOO_STATS_A_VICTIM, st.victim) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_LOOKUPS, ps.lookups,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_MATCHES, ps.matches,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_DROPPED, ps.dropped,
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_MARKED, ps.marked,
+			      NF_CUCKOO_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -343,58 +343,58 @@ static int nfc_put_stats(struct sk_buff *skb, struct nfc_filter *f)
 	return 0;
 }
 
-static int nfc_put_conf(struct sk_buff *skb, struct nfc_filter *f)
+static int nfcf_put_conf(struct sk_buff *skb, struct nfcf_filter *f)
 {
-	const struct nfc_conf *c;
+	const struct nfcf_conf *c;
 	int err;
 
 	rcu_read_lock();
 	c = rcu_dereference(f->conf);
-	err = nla_put_u8(skb, NFC_A_ACTION, c->action) ||
-	      nla_put_u32(skb, NFC_A_MARK, c->mark) ||
-	      nla_put_u32(skb, NFC_A_MARK_MASK, c->mark_mask) ||
-	      nla_put_u8(skb, NFC_A_INVERT, c->invert) ||
-	      nla_put_u8(skb, NFC_A_ENABLED, c->enabled);
+	err = nla_put_u8(skb, NF_CUCKOO_A_ACTION, c->action) ||
+	      nla_put_u32(skb, NF_CUCKOO_A_MARK, c->mark) ||
+	      nla_put_u32(skb, NF_CUCKOO_A_MARK_MASK, c->mark_mask) ||
+	      nla_put_u8(skb, NF_CUCKOO_A_INVERT, c->invert) ||
+	      nla_put_u8(skb, NF_CUCKOO_A_ENABLED, c->enabled);
 	rcu_read_unlock();
 	return err ? -EMSGSIZE : 0;
 }
 
 /* A filter's description, without the seed; STATS if @stats. */
-static int nfc_put_filter(struct sk_buff *skb, struct nfc_filter *f,
-			  bool stats)
+static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
+			   bool stats)
 {
 	struct cf_params p;
 
 	cf_get_params(f->cf, &p);
-	if (nla_put_string(skb, NFC_A_NAME, f->name) ||
-	    nla_put_u8(skb, NFC_A_FAMILY, f->ks.families) ||
-	    nla_put_u32(skb, NFC_A_KEY_FIELDS, f->ks.fields) ||
-	    nla_put_u64_64bit(skb, NFC_A_CAPACITY, p.capacity, NFC_A_PAD) ||
-	    nla_put_u8(skb, NFC_A_FP_BITS, p.fp_bits) ||
-	    nla_put_u32(skb, NFC_A_FPR, nfc_filter_fpr_ppb(&p)) ||
-	    nla_put_u8(skb, NFC_A_BUCKET_SIZE, p.bucket_size) ||
-	    nla_put_u16(skb, NFC_A_MAX_KICKS, p.max_kicks) ||
-	    nla_put_u8(skb, NFC_A_HOOK, f->hook) ||
-	    nla_put_s32(skb, NFC_A_PRIORITY, f->priority) ||
-	    nla_put_u8(skb, NFC_A_BIDIRECTIONAL, f->ks.bidir) ||
-	    nla_put_u8(skb, NFC_A_LOADING, READ_ONCE(f->loading)) ||
-	    nfc_put_conf(skb, f))
+	if (nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_FAMILY, f->ks.families) ||
+	    nla_put_u32(skb, NF_CUCKOO_A_KEY_FIELDS, f->ks.fields) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_A_CAPACITY, p.capacity, NF_CUCKOO_A_PAD) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_FP_BITS, p.fp_bits) ||
+	    nla_put_u32(skb, NF_CUCKOO_A_FPR, nfcf_filter_fpr_ppb(&p)) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size) ||
+	    nla_put_u16(skb, NF_CUCKOO_A_MAX_KICKS, p.max_kicks) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_HOOK, f->hook) ||
+	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
+	    nfcf_put_conf(skb, f))
 		return -EMSGSIZE;
-	return stats ? nfc_put_stats(skb, f) : 0;
+	return stats ? nfcf_put_stats(skb, f) : 0;
 }
 
-static int nfc_fill_get(struct sk_buff *skb, struct nfc_filter *f, u32 portid,
-			u32 seq, int flags, struct netlink_callback *cb)
+static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
+			 u32 seq, int flags, struct netlink_callback *cb)
 {
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &nfc_genl_family, flags,
-			  NFC_CMD_GET);
+	hdr = genlmsg_put(skb, portid, seq, &nfcf_genl_family, flags,
+			  NF_CUCKOO_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
 		nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	if (nfc_put_filter(skb, f, true)) {
+	if (nfcf_put_filter(skb, f, true)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -404,63 +404,63 @@ static int nfc_fill_get(struct sk_buff *skb, struct nfc_filter *f, u32 portid,
 
 /* Commands */
 
-static int nfc_cmd_new(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_net *nn = nfc_net(genl_info_net(info));
-	struct nfc_filter_cfg cfg = {};
-	struct nfc_filter *f;
+	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
+	struct nfcf_filter_cfg cfg = {};
+	struct nfcf_filter *f;
 	struct cf_params p;
 	int err;
 
-	err = nfc_parse_cfg(info, &cfg);
+	err = nfcf_parse_cfg(info, &cfg);
 	if (err)
 		return err;
-	f = nfc_net_lookup(nn, cfg.name, true);
+	f = nfcf_net_lookup(nn, cfg.name, true);
 	if (!IS_ERR(f)) {
-		nfc_filter_put(f);
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NFC_A_NAME],
+		nfcf_filter_put(f);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME],
 				    "a filter of that name exists in this network namespace");
 		return -EEXIST;
 	}
-	err = nfc_parse_params(info, &p);
+	err = nfcf_parse_params(info, &p);
 	if (err)
 		return err;
-	err = nfc_filter_create(&f, &cfg, &p);
+	err = nfcf_filter_create(&f, &cfg, &p);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot allocate the filter's memory");
 		return err;
 	}
-	err = nfc_net_insert(nn, f, info->extack);
+	err = nfcf_net_insert(nn, f, info->extack);
 	if (err)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	return err;
 }
 
-static int nfc_cmd_del(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	int err = 0;
 
-	f = nfc_get_filter(info, true);
+	f = nfcf_get_filter(info, true);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	if (!nfc_net_remove(nfc_net(genl_info_net(info)), f)) {
-		nfc_lookup_errmsg(-ENOENT, info->attrs[NFC_A_NAME],
-				  info->extack);
+	if (!nfcf_net_remove(nfcf_net(genl_info_net(info)), f)) {
+		nfcf_lookup_errmsg(-ENOENT, info->attrs[NF_CUCKOO_A_NAME],
+				   info->extack);
 		err = -ENOENT;
 	}
-	nfc_filter_put(f);
+	nfcf_filter_put(f);
 	return err;
 }
 
-static int nfc_cmd_get(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	struct sk_buff *msg;
 	int err;
 
-	f = nfc_get_filter(info, true);
+	f = nfcf_get_filter(info, true);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -469,31 +469,31 @@ static int nfc_cmd_get(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = nfc_fill_get(msg, f, info->snd_portid, info->snd_seq, 0, NULL);
+	err = nfcf_fill_get(msg, f, info->snd_portid, info->snd_seq, 0, NULL);
 	if (err) {
 		nlmsg_free(msg);
 		goto out;
 	}
 	err = genlmsg_reply(msg, info);
 out:
-	nfc_filter_put(f);
+	nfcf_filter_put(f);
 	return err;
 }
 
 /* Dump of every filter: cb->args[0] is how many were sent. */
-static int nfc_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
+static int nfcf_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nfc_net *nn = nfc_net(sock_net(skb->sk));
+	struct nfcf_net *nn = nfcf_net(sock_net(skb->sk));
 	long idx = 0, start = cb->args[0];
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 
 	mutex_lock(&nn->lock);
 	cb->seq = nn->gen;
 	list_for_each_entry(f, &nn->filters, node) {
 		if (idx++ < start)
 			continue;
-		if (nfc_fill_get(skb, f, NETLINK_CB(cb->skb).portid,
-				 cb->nlh->nlmsg_seq, NLM_F_MULTI, cb)) {
+		if (nfcf_fill_get(skb, f, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb)) {
 			idx--;
 			break;
 		}
@@ -503,35 +503,35 @@ static int nfc_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int nfc_cmd_set(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
-	struct nfc_conf val = {};
-	struct nfc_filter *f;
+	struct nfcf_conf val = {};
+	struct nfcf_filter *f;
 	u32 what = 0;
 	int err;
 
-	if (a[NFC_A_ACTION]) {
-		val.action = nla_get_u8(a[NFC_A_ACTION]);
-		what |= NFC_CONF_ACTION;
+	if (a[NF_CUCKOO_A_ACTION]) {
+		val.action = nla_get_u8(a[NF_CUCKOO_A_ACTION]);
+		what |= NFCF_CONF_ACTION;
 	}
-	if (a[NFC_A_MARK]) {
-		val.mark = nla_get_u32(a[NFC_A_MARK]);
-		what |= NFC_CONF_MARK;
+	if (a[NF_CUCKOO_A_MARK]) {
+		val.mark = nla_get_u32(a[NF_CUCKOO_A_MARK]);
+		what |= NFCF_CONF_MARK;
 	}
-	if (a[NFC_A_MARK_MASK]) {
-		val.mark_mask = nla_get_u32(a[NFC_A_MARK_MASK]);
-		what |= NFC_CONF_MARK_MASK;
+	if (a[NF_CUCKOO_A_MARK_MASK]) {
+		val.mark_mask = nla_get_u32(a[NF_CUCKOO_A_MARK_MASK]);
+		what |= NFCF_CONF_MARK_MASK;
 	}
-	if (a[NFC_A_INVERT]) {
-		val.invert = nla_get_u8(a[NFC_A_INVERT]);
-		what |= NFC_CONF_INVERT;
+	if (a[NF_CUCKOO_A_INVERT]) {
+		val.invert = nla_get_u8(a[NF_CUCKOO_A_INVERT]);
+		what |= NFCF_CONF_INVERT;
 	}
-	if (a[NFC_A_ENABLED]) {
-		val.enabled = nla_get_u8(a[NFC_A_ENABLED]);
-		what |= NFC_CONF_ENABLED;
+	if (a[NF_CUCKOO_A_ENABLED]) {
+		val.enabled = nla_get_u8(a[NF_CUCKOO_A_ENABLED]);
+		what |= NFCF_CONF_ENABLED;
 	}
-	f = nfc_get_filter(info, false);
+	f = nfcf_get_filter(info, false);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (!what) {
@@ -540,63 +540,63 @@ static int nfc_cmd_set(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out;
 	}
-	err = nfc_filter_update_conf(f, &val, what);
+	err = nfcf_filter_update_conf(f, &val, what);
 	if (err == -ENOENT)
-		nfc_lookup_errmsg(err, a[NFC_A_NAME], info->extack);
+		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
 	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
 out:
-	nfc_filter_put(f);
+	nfcf_filter_put(f);
 	return err;
 }
 
-static int nfc_cmd_flush(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	int err;
 
-	f = nfc_get_filter(info, false);
+	f = nfcf_get_filter(info, false);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	err = nfc_filter_flush(f);
+	err = nfcf_filter_flush(f);
 	if (err)
-		nfc_lookup_errmsg(err, info->attrs[NFC_A_NAME], info->extack);
-	nfc_filter_put(f);
+		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
+	nfcf_filter_put(f);
 	return err;
 }
 
 /* Batches */
 
-struct nfc_batch {
-	struct nfc_filter *f;
-	struct nfc_flow_key *keys;
+struct nfcf_batch {
+	struct nfcf_filter *f;
+	struct nf_cuckoo_flow_key *keys;
 	unsigned long *bits;
 	struct sk_buff *reply;
-	struct nfc_batch_result res;
+	struct nfcf_batch_result res;
 	u32 n;
 	u32 flags;
 	u8 cmd;
 };
 
-/* Count the entries, nested and packed, at most NFC_BATCH_MAX. */
-static int nfc_batch_count(struct genl_info *info, u32 *n)
+/* Count the entries, nested and packed, at most NF_CUCKOO_BATCH_MAX. */
+static int nfcf_batch_count(struct genl_info *info, u32 *n)
 {
 	const struct nlattr *nla;
 	u32 count = 0;
 	int rem;
 
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		count += nfc_attr_entries(nla);
-		if (count > NFC_BATCH_MAX) {
+		count += nfcf_attr_entries(nla);
+		if (count > NF_CUCKOO_BATCH_MAX) {
 			NL_SET_ERR_MSG_ATTR(info->extack, nla,
-					    "more than NFC_BATCH_MAX entries in one message");
+					    "more than NF_CUCKOO_BATCH_MAX entries in one message");
 			return -E2BIG;
 		}
 	}
 	if (!count) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "no entries (NFC_A_ENTRY or NFC_A_ENTRIES_IPV4/6)");
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NFC_A_ENTRY);
+				   "no entries (NF_CUCKOO_A_ENTRY or NF_CUCKOO_A_ENTRIES_IPV4/6)");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NF_CUCKOO_A_ENTRY);
 		return -EINVAL;
 	}
 	*n = count;
@@ -604,14 +604,14 @@ static int nfc_batch_count(struct genl_info *info, u32 *n)
 }
 
 /* The attribute that holds entry idx. */
-static const struct nlattr *nfc_batch_entry(struct genl_info *info, u32 idx)
+static const struct nlattr *nfcf_batch_entry(struct genl_info *info, u32 idx)
 {
 	const struct nlattr *nla;
 	int rem;
 	u32 n;
 
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		n = nfc_attr_entries(nla);
+		n = nfcf_attr_entries(nla);
 		if (idx < n)
 			return nla;
 		idx -= n;
@@ -620,24 +620,24 @@ static const struct nlattr *nfc_batch_entry(struct genl_info *info, u32 idx)
 }
 
 /* The keys of one attribute's entries, from b->keys[*i] on. */
-static int nfc_batch_parse_attr(struct nfc_batch *b, const struct nlattr *nla,
-				u32 *i, enum nfc_entry_err *why,
-				struct genl_info *info)
+static int nfcf_batch_parse_attr(struct nfcf_batch *b, const struct nlattr *nla,
+				 u32 *i, enum nf_cuckoo_entry_err *why,
+				 struct genl_info *info)
 {
 	u32 j, n;
 	int err;
 
-	if (nla_type(nla) == NFC_A_ENTRY) {
-		err = nfc_flowkey_from_entry(&b->keys[*i], nla, &b->f->ks,
-					     why, info->extack);
+	if (nla_type(nla) == NF_CUCKOO_A_ENTRY) {
+		err = nfcf_flowkey_from_entry(&b->keys[*i], nla, &b->f->ks,
+					      why, info->extack);
 		if (!err)
 			++*i;
 		return err;
 	}
-	n = nfc_attr_entries(nla);
+	n = nfcf_attr_entries(nla);
 	for (j = 0; j < n; j++) {
-		err = nfc_flowkey_from_packed(&b->keys[*i], nla, j, &b->f->ks,
-					      why, info->extack);
+		err = nfcf_flowkey_from_packed(&b->keys[*i], nla, j, &b->f->ks,
+					       why, info->extack);
 		if (err)
 			return err;
 		++*i;
@@ -646,15 +646,15 @@ static int nfc_batch_parse_attr(struct nfc_batch *b, const struct nlattr *nla,
 }
 
 /* Parse every entry first; the first bad one fails the batch. */
-static int nfc_batch_parse(struct nfc_batch *b, struct genl_info *info)
+static int nfcf_batch_parse(struct nfcf_batch *b, struct genl_info *info)
 {
 	const struct nlattr *nla;
-	enum nfc_entry_err why;
+	enum nf_cuckoo_entry_err why;
 	u32 i = 0;
 	int rem, err;
 
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		err = nfc_batch_parse_attr(b, nla, &i, &why, info);
+		err = nfcf_batch_parse_attr(b, nla, &i, &why, info);
 		if (err) {
 			b->res.fail_index = i;
 			b->res.why = why;
@@ -664,11 +664,11 @@ static int nfc_batch_parse(struct nfc_batch *b, struct genl_info *info)
 	return 0;
 }
 
-static int nfc_batch_alloc(struct nfc_batch *b, struct genl_info *info)
+static int nfcf_batch_alloc(struct nfcf_batch *b, struct genl_info *info)
 {
 	size_t size;
 
-	size = nla_total_size(NFC_NAME_MAXLEN) + 6 * nla_total_size(sizeof(u32)) +
+	size = nla_total_size(NF_CUCKOO_NAME_MAXLEN) + 6 * nla_total_size(sizeof(u32)) +
 	       nla_total_size(BITS_TO_BYTES(b->n));
 	b->reply = genlmsg_new(size, GFP_KERNEL);
 	b->keys = kvmalloc_array(b->n, sizeof(*b->keys),
@@ -681,23 +681,23 @@ static int nfc_batch_alloc(struct nfc_batch *b, struct genl_info *info)
 	return 0;
 }
 
-static void nfc_batch_free(struct nfc_batch *b)
+static void nfcf_batch_free(struct nfcf_batch *b)
 {
 	nlmsg_free(b->reply);
 	kvfree(b->keys);
 	bitmap_free(b->bits);
 	if (!IS_ERR_OR_NULL(b->f))
-		nfc_filter_put(b->f);
+		nfcf_filter_put(b->f);
 }
 
-static int nfc_put_bitmap(struct sk_buff *skb, const unsigned long *bits,
-			  u32 n)
+static int nfcf_put_bitmap(struct sk_buff *skb, const unsigned long *bits,
+			   u32 n)
 {
 	struct nlattr *a;
 	u8 *bytes;
 	u32 i;
 
-	a = nla_reserve(skb, NFC_A_TEST_BITMAP, BITS_TO_BYTES(n));
+	a = nla_reserve(skb, NF_CUCKOO_A_TEST_BITMAP, BITS_TO_BYTES(n));
 	if (!a)
 		return -EMSGSIZE;
 	bytes = nla_data(a);
@@ -708,24 +708,24 @@ static int nfc_put_bitmap(struct sk_buff *skb, const unsigned long *bits,
 }
 
 /* Send the batch's reply; it was sized in advance so cannot fail to fit. */
-static void nfc_batch_reply(struct nfc_batch *b, struct genl_info *info)
+static void nfcf_batch_reply(struct nfcf_batch *b, struct genl_info *info)
 {
-	struct nfc_batch_result *r = &b->res;
+	struct nfcf_batch_result *r = &b->res;
 	struct sk_buff *msg = b->reply;
-	bool failed = r->why != NFC_ENTRY_E_NONE;
+	bool failed = r->why != NF_CUCKOO_ENTRY_E_NONE;
 	void *hdr;
 
-	hdr = genlmsg_put_reply(msg, info, &nfc_genl_family, 0, b->cmd);
+	hdr = genlmsg_put_reply(msg, info, &nfcf_genl_family, 0, b->cmd);
 	if (WARN_ON_ONCE(!hdr))
 		return;
-	if (nla_put_string(msg, NFC_A_NAME, b->f->name) ||
-	    nla_put_u32(msg, NFC_A_BATCH_DONE, r->done) ||
-	    nla_put_u32(msg, NFC_A_BATCH_SKIPPED, r->skipped) ||
-	    (failed && (nla_put_u32(msg, NFC_A_BATCH_FAIL_INDEX, r->fail_index) ||
-			nla_put_u32(msg, NFC_A_BATCH_FAIL_REASON, r->why))) ||
-	    (b->cmd == NFC_CMD_TEST_ENTRIES &&
-	     (nla_put_u32(msg, NFC_A_TEST_HITS, r->hits) ||
-	      nfc_put_bitmap(msg, b->bits, b->n)))) {
+	if (nla_put_string(msg, NF_CUCKOO_A_NAME, b->f->name) ||
+	    nla_put_u32(msg, NF_CUCKOO_A_BATCH_DONE, r->done) ||
+	    nla_put_u32(msg, NF_CUCKOO_A_BATCH_SKIPPED, r->skipped) ||
+	    (failed && (nla_put_u32(msg, NF_CUCKOO_A_BATCH_FAIL_INDEX, r->fail_index) ||
+			nla_put_u32(msg, NF_CUCKOO_A_BATCH_FAIL_REASON, r->why))) ||
+	    (b->cmd == NF_CUCKOO_CMD_TEST_ENTRIES &&
+	     (nla_put_u32(msg, NF_CUCKOO_A_TEST_HITS, r->hits) ||
+	      nfcf_put_bitmap(msg, b->bits, b->n)))) {
 		WARN_ON_ONCE(1);
 		return;
 	}
@@ -734,13 +734,13 @@ static void nfc_batch_reply(struct nfc_batch *b, struct genl_info *info)
 	genlmsg_reply(msg, info);
 }
 
-static int nfc_batch_flags(struct nfc_batch *b, struct genl_info *info)
+static int nf_cuckoo_batch_flags(struct nfcf_batch *b, struct genl_info *info)
 {
-	const struct nlattr *a = info->attrs[NFC_A_BATCH_FLAGS];
-	u32 allowed = b->cmd == NFC_CMD_ADD_ENTRIES ? NFC_BATCH_F_UNIQUE :
-						      NFC_BATCH_F_MISSING_OK;
+	const struct nlattr *a = info->attrs[NF_CUCKOO_A_BATCH_FLAGS];
+	u32 allowed = b->cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
+						      NF_CUCKOO_BATCH_F_MISSING_OK;
 
-	b->flags = nfc_attr_u32(a, 0);
+	b->flags = nfcf_attr_u32(a, 0);
 	if (b->flags & ~allowed) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a,
 				    "batch flag not valid for this command");
@@ -749,68 +749,68 @@ static int nfc_batch_flags(struct nfc_batch *b, struct genl_info *info)
 	return 0;
 }
 
-static void nfc_batch_errmsg(struct nfc_batch *b, struct genl_info *info,
-			     int err)
+static void nfcf_batch_errmsg(struct nfcf_batch *b, struct genl_info *info,
+			      int err)
 {
 	const struct nlattr *e = NULL;
 
-	if (b->res.why != NFC_ENTRY_E_NONE)
-		e = nfc_batch_entry(info, b->res.fail_index);
+	if (b->res.why != NF_CUCKOO_ENTRY_E_NONE)
+		e = nfcf_batch_entry(info, b->res.fail_index);
 	if (err == -EUCLEAN)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
-	else if (b->res.why == NFC_ENTRY_E_FULL)
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_FULL)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "filter is full: batch undone");
-	else if (b->res.why == NFC_ENTRY_E_NOENT)
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_NOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "entry is not in the filter: batch undone");
 	else if (err == -ENOENT)
-		nfc_lookup_errmsg(err, info->attrs[NFC_A_NAME], info->extack);
+		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
 }
 
-static int nfc_batch_apply(struct nfc_batch *b)
+static int nfcf_batch_apply(struct nfcf_batch *b)
 {
 	switch (b->cmd) {
-	case NFC_CMD_ADD_ENTRIES:
-	case NFC_CMD_DEL_ENTRIES:
-		return nfc_filter_batch(b->f, b->keys, b->n, b->flags,
-					b->cmd == NFC_CMD_DEL_ENTRIES, b->bits,
-					&b->res);
+	case NF_CUCKOO_CMD_ADD_ENTRIES:
+	case NF_CUCKOO_CMD_DEL_ENTRIES:
+		return nfcf_filter_batch(b->f, b->keys, b->n, b->flags,
+					 b->cmd == NF_CUCKOO_CMD_DEL_ENTRIES, b->bits,
+					 &b->res);
 	default:
-		nfc_filter_test(b->f, b->keys, b->n, b->bits, &b->res);
+		nfcf_filter_test(b->f, b->keys, b->n, b->bits, &b->res);
 		return 0;
 	}
 }
 
-static int nfc_cmd_entries(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_entries(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_batch b = { .cmd = info->genlhdr->cmd };
+	struct nfcf_batch b = { .cmd = info->genlhdr->cmd };
 	int err;
 
-	err = nfc_batch_flags(&b, info);
+	err = nf_cuckoo_batch_flags(&b, info);
 	if (err)
 		return err;
-	err = nfc_batch_count(info, &b.n);
+	err = nfcf_batch_count(info, &b.n);
 	if (err)
 		return err;
-	b.f = nfc_get_filter(info, false);
+	b.f = nfcf_get_filter(info, false);
 	if (IS_ERR(b.f))
 		return PTR_ERR(b.f);
-	err = nfc_batch_alloc(&b, info);
+	err = nfcf_batch_alloc(&b, info);
 	if (err)
 		goto out;
 	/* A parse error has set its own extack message. */
-	err = nfc_batch_parse(&b, info);
+	err = nfcf_batch_parse(&b, info);
 	if (!err) {
-		err = nfc_batch_apply(&b);
+		err = nfcf_batch_apply(&b);
 		if (err)
-			nfc_batch_errmsg(&b, info, err);
+			nfcf_batch_errmsg(&b, info, err);
 	}
-	if (err != -ENOENT || b.res.why != NFC_ENTRY_E_NONE)
-		nfc_batch_reply(&b, info);
+	if (err != -ENOENT || b.res.why != NF_CUCKOO_ENTRY_E_NONE)
+		nfcf_batch_reply(&b, info);
 out:
-	nfc_batch_free(&b);
+	nfcf_batch_free(&b);
 	return err;
 }
 
@@ -820,18 +820,18 @@ out:
  * cb->args[0]: the filter (a reference), [1]: next table offset,
  * [2]: table bytes, [3]: header sent.
  */
-static int nfc_save_start(struct netlink_callback *cb, struct nfc_filter **fp)
+static int nfcf_save_start(struct netlink_callback *cb, struct nfcf_filter **fp)
 {
 	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	const char *name;
 
-	name = nfc_get_name(attrs, cb->extack);
+	name = nfcf_get_name(attrs, cb->extack);
 	if (!name)
 		return -EINVAL;
-	f = nfc_net_lookup(nfc_net(sock_net(cb->skb->sk)), name, false);
+	f = nfcf_net_lookup(nfcf_net(sock_net(cb->skb->sk)), name, false);
 	if (IS_ERR(f)) {
-		nfc_lookup_errmsg(PTR_ERR(f), attrs[NFC_A_NAME], cb->extack);
+		nfcf_lookup_errmsg(PTR_ERR(f), attrs[NF_CUCKOO_A_NAME], cb->extack);
 		return PTR_ERR(f);
 	}
 	cb->args[0] = (long)f;
@@ -839,24 +839,24 @@ static int nfc_save_start(struct netlink_callback *cb, struct nfc_filter **fp)
 	return 0;
 }
 
-static int nfc_save_header(struct sk_buff *skb, struct netlink_callback *cb,
-			   struct nfc_filter *f)
+static int nfcf_save_header(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct nfcf_filter *f)
 {
 	struct cf_image img;
 	struct cf_stats st;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &nfc_genl_family, NLM_F_MULTI, NFC_CMD_SAVE);
+			  &nfcf_genl_family, NLM_F_MULTI, NF_CUCKOO_CMD_SAVE);
 	if (!hdr)
 		return -EMSGSIZE;
 	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
 	cf_export_header(f->cf, &img);
 	cf_get_stats(f->cf, &st);
-	if (nfc_put_filter(skb, f, false) ||
-	    nla_put(skb, NFC_A_IMAGE_HEADER, sizeof(img), &img) ||
-	    nla_put_u64_64bit(skb, NFC_A_IMAGE_TABLE_BYTES, st.table_bytes,
-			      NFC_A_PAD)) {
+	if (nfcf_put_filter(skb, f, false) ||
+	    nla_put(skb, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_A_IMAGE_TABLE_BYTES, st.table_bytes,
+			      NF_CUCKOO_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -868,18 +868,18 @@ static int nfc_save_header(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /* Bytes of table that fit in one more message of @skb, a multiple of 8. */
-static u32 nfc_chunk_room(struct sk_buff *skb, u64 left)
+static u32 nfcf_chunk_room(struct sk_buff *skb, u64 left)
 {
 	int room = skb_tailroom(skb) - NLMSG_HDRLEN - GENL_HDRLEN -
 		   nla_total_size_64bit(sizeof(u64)) - NLA_HDRLEN - 8;
 
 	if (room < 8)
 		return 0;
-	return round_down(min_t(u64, min(room, NFC_CHUNK_MAX), left), 8);
+	return round_down(min_t(u64, min(room, NF_CUCKOO_CHUNK_MAX), left), 8);
 }
 
-static int nfc_save_chunk(struct sk_buff *skb, struct netlink_callback *cb,
-			  struct nfc_filter *f)
+static int nfcf_save_chunk(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct nfcf_filter *f)
 {
 	u64 off = cb->args[1];
 	struct nlattr *data;
@@ -887,17 +887,17 @@ static int nfc_save_chunk(struct sk_buff *skb, struct netlink_callback *cb,
 	u32 len;
 	int err;
 
-	len = nfc_chunk_room(skb, cb->args[2] - off);
+	len = nfcf_chunk_room(skb, cb->args[2] - off);
 	if (!len)
 		return -EMSGSIZE;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &nfc_genl_family, NLM_F_MULTI, NFC_CMD_SAVE);
+			  &nfcf_genl_family, NLM_F_MULTI, NF_CUCKOO_CMD_SAVE);
 	if (!hdr)
 		return -EMSGSIZE;
 	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	if (nla_put_u64_64bit(skb, NFC_A_CHUNK_OFFSET, off, NFC_A_PAD))
+	if (nla_put_u64_64bit(skb, NF_CUCKOO_A_CHUNK_OFFSET, off, NF_CUCKOO_A_PAD))
 		goto cancel;
-	data = nla_reserve(skb, NFC_A_CHUNK_DATA, len);
+	data = nla_reserve(skb, NF_CUCKOO_A_CHUNK_DATA, len);
 	if (!data)
 		goto cancel;
 	err = cf_export_table(f->cf, off, nla_data(data), len);
@@ -913,13 +913,13 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int nfc_dump_save(struct sk_buff *skb, struct netlink_callback *cb)
+static int nfcf_dump_save(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nfc_filter *f = (struct nfc_filter *)cb->args[0];
+	struct nfcf_filter *f = (struct nfcf_filter *)cb->args[0];
 	int err = 0;
 
 	if (!f) {
-		err = nfc_save_start(cb, &f);
+		err = nfcf_save_start(cb, &f);
 		if (err)
 			return err;
 	}
@@ -932,9 +932,9 @@ static int nfc_dump_save(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->seq = f->gen;
 	if (!cb->args[3])
-		err = nfc_save_header(skb, cb, f);
+		err = nfcf_save_header(skb, cb, f);
 	while (!err && (u64)cb->args[1] < (u64)cb->args[2])
-		err = nfc_save_chunk(skb, cb, f);
+		err = nfcf_save_chunk(skb, cb, f);
 	if (err == -EMSGSIZE && skb->len)
 		err = 0;
 	else if (err)
@@ -944,32 +944,32 @@ out:
 	return err ? err : skb->len;
 }
 
-static int nfc_dump_save_done(struct netlink_callback *cb)
+static int nfcf_dump_save_done(struct netlink_callback *cb)
 {
-	struct nfc_filter *f = (struct nfc_filter *)cb->args[0];
+	struct nfcf_filter *f = (struct nfcf_filter *)cb->args[0];
 
 	if (f)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	return 0;
 }
 
 /* Restore */
 
-static int nfc_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_net *nn = nfc_net(genl_info_net(info));
-	const struct nlattr *ha = info->attrs[NFC_A_IMAGE_HEADER];
-	struct nfc_filter_cfg cfg = {};
-	struct nfc_filter *f;
+	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
+	const struct nlattr *ha = info->attrs[NF_CUCKOO_A_IMAGE_HEADER];
+	struct nfcf_filter_cfg cfg = {};
+	struct nfcf_filter *f;
 	struct cf_image img;
 	int err;
 
-	err = nfc_parse_cfg(info, &cfg);
+	err = nfcf_parse_cfg(info, &cfg);
 	if (err)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, NFC_A_IMAGE_HEADER)) {
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_IMAGE_HEADER)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "missing image header (NFC_A_IMAGE_HEADER)");
+				   "missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
 		return -EINVAL;
 	}
 	if (nla_len(ha) != sizeof(img)) {
@@ -983,12 +983,12 @@ static int nfc_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 				    "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
 		return -EINVAL;
 	}
-	if (img.table_bytes > nfc_net_mem_max()) {
+	if (img.table_bytes > nfcf_net_mem_max()) {
 		NL_SET_ERR_MSG_ATTR(info->extack, ha,
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 		return -EDQUOT;
 	}
-	err = nfc_filter_create_loading(&f, &cfg, &img, info->snd_portid);
+	err = nfcf_filter_create_loading(&f, &cfg, &img, info->snd_portid);
 	if (err == -ENOMEM) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot allocate the filter's memory");
@@ -998,16 +998,16 @@ static int nfc_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 				    "image header rejected: wrong magic, version, byte order or geometry");
 		return err;
 	}
-	err = nfc_net_insert(nn, f, info->extack);
+	err = nfcf_net_insert(nn, f, info->extack);
 	if (err)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	return err;
 }
 
-static void nfc_load_errmsg(int err, bool abort, struct genl_info *info)
+static void nfcf_load_errmsg(int err, bool abort, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
-	const struct nlattr *name = info->attrs[NFC_A_NAME];
+	const struct nlattr *name = info->attrs[NF_CUCKOO_A_NAME];
 
 	if (abort && err == -EINVAL) {
 		NL_SET_ERR_MSG_MOD(extack,
@@ -1016,7 +1016,7 @@ static void nfc_load_errmsg(int err, bool abort, struct genl_info *info)
 	}
 	switch (err) {
 	case -ENOENT:
-		nfc_lookup_errmsg(err, name, extack);
+		nfcf_lookup_errmsg(err, name, extack);
 		break;
 	case -EINVAL:
 		NL_SET_ERR_MSG_ATTR(extack, name, "filter is not being loaded");
@@ -1026,7 +1026,7 @@ static void nfc_load_errmsg(int err, bool abort, struct genl_info *info)
 				    "filter is being loaded by another socket");
 		break;
 	case -ERANGE:
-		NL_SET_ERR_MSG_ATTR(extack, info->attrs[NFC_A_CHUNK_OFFSET],
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[NF_CUCKOO_A_CHUNK_OFFSET],
 				    "chunk out of order or past the table's end: load aborted, filter removed");
 		break;
 	case -ENODATA:
@@ -1039,177 +1039,177 @@ static void nfc_load_errmsg(int err, bool abort, struct genl_info *info)
 	}
 }
 
-static int nfc_cmd_load_chunk(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_load_chunk(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 	bool abort;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, NFC_A_CHUNK_OFFSET) ||
-	    GENL_REQ_ATTR_CHECK(info, NFC_A_CHUNK_DATA)) {
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_CHUNK_OFFSET) ||
+	    GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_CHUNK_DATA)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "missing CHUNK_OFFSET or CHUNK_DATA");
 		return -EINVAL;
 	}
-	f = nfc_get_filter(info, true);
+	f = nfcf_get_filter(info, true);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	err = nfc_filter_load_chunk(f, info->snd_portid,
-				    nla_get_u64(a[NFC_A_CHUNK_OFFSET]),
-				    nla_data(a[NFC_A_CHUNK_DATA]),
-				    nla_len(a[NFC_A_CHUNK_DATA]), &abort);
+	err = nfcf_filter_load_chunk(f, info->snd_portid,
+				     nla_get_u64(a[NF_CUCKOO_A_CHUNK_OFFSET]),
+				     nla_data(a[NF_CUCKOO_A_CHUNK_DATA]),
+				     nla_len(a[NF_CUCKOO_A_CHUNK_DATA]), &abort);
 	if (err)
-		nfc_load_errmsg(err, abort, info);
+		nfcf_load_errmsg(err, abort, info);
 	if (abort)
-		nfc_net_remove(nfc_net(genl_info_net(info)), f);
-	nfc_filter_put(f);
+		nfcf_net_remove(nfcf_net(genl_info_net(info)), f);
+	nfcf_filter_put(f);
 	return err;
 }
 
-static int nfc_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
+static int nfcf_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nfc_net *nn = nfc_net(genl_info_net(info));
-	struct nfc_filter *f;
+	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
+	struct nfcf_filter *f;
 	bool abort;
 	int err;
 
-	f = nfc_get_filter(info, true);
+	f = nfcf_get_filter(info, true);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	err = nfc_filter_load_finish(f, info->snd_portid, &abort);
+	err = nfcf_filter_load_finish(f, info->snd_portid, &abort);
 	if (!err)
-		err = nfc_net_publish(nn, f);
+		err = nfcf_net_publish(nn, f);
 	if (err)
-		nfc_load_errmsg(err, abort, info);
+		nfcf_load_errmsg(err, abort, info);
 	if (abort)
-		nfc_net_remove(nn, f);
-	nfc_filter_put(f);
+		nfcf_net_remove(nn, f);
+	nfcf_filter_put(f);
 	return err;
 }
 
-static const struct genl_ops nfc_genl_ops[] = {
+static const struct genl_ops nfcf_genl_ops[] = {
 	{
-		.cmd = NFC_CMD_NEW,
-		.doit = nfc_cmd_new,
-		.policy = nfc_new_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_NEW,
+		.doit = nfcf_cmd_new,
+		.policy = nfcf_new_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_DEL,
-		.doit = nfc_cmd_del,
-		.policy = nfc_name_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_DEL,
+		.doit = nfcf_cmd_del,
+		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_GET,
-		.doit = nfc_cmd_get,
-		.dumpit = nfc_dump_get,
-		.policy = nfc_name_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_GET,
+		.doit = nfcf_cmd_get,
+		.dumpit = nfcf_dump_get,
+		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_SET,
-		.doit = nfc_cmd_set,
-		.policy = nfc_set_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_SET,
+		.doit = nfcf_cmd_set,
+		.policy = nfcf_set_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_FLUSH,
-		.doit = nfc_cmd_flush,
-		.policy = nfc_name_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_FLUSH,
+		.doit = nfcf_cmd_flush,
+		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_ADD_ENTRIES,
-		.doit = nfc_cmd_entries,
-		.policy = nfc_entries_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_ADD_ENTRIES,
+		.doit = nfcf_cmd_entries,
+		.policy = nfcf_entries_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_DEL_ENTRIES,
-		.doit = nfc_cmd_entries,
-		.policy = nfc_entries_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_DEL_ENTRIES,
+		.doit = nfcf_cmd_entries,
+		.policy = nfcf_entries_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_TEST_ENTRIES,
-		.doit = nfc_cmd_entries,
-		.policy = nfc_test_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_TEST_ENTRIES,
+		.doit = nfcf_cmd_entries,
+		.policy = nfcf_test_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_SAVE,
-		.dumpit = nfc_dump_save,
-		.done = nfc_dump_save_done,
-		.policy = nfc_name_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_SAVE,
+		.dumpit = nfcf_dump_save,
+		.done = nfcf_dump_save_done,
+		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_LOAD_BEGIN,
-		.doit = nfc_cmd_load_begin,
-		.policy = nfc_load_begin_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_LOAD_BEGIN,
+		.doit = nfcf_cmd_load_begin,
+		.policy = nfcf_load_begin_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_LOAD_CHUNK,
-		.doit = nfc_cmd_load_chunk,
-		.policy = nfc_load_chunk_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_LOAD_CHUNK,
+		.doit = nfcf_cmd_load_chunk,
+		.policy = nfcf_load_chunk_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	}, {
-		.cmd = NFC_CMD_LOAD_END,
-		.doit = nfc_cmd_load_end,
-		.policy = nfc_name_policy,
-		.maxattr = NFC_A_MAX,
+		.cmd = NF_CUCKOO_CMD_LOAD_END,
+		.doit = nfcf_cmd_load_end,
+		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
-static struct genl_family nfc_genl_family __ro_after_init = {
-	.name = NFC_GENL_NAME,
-	.version = NFC_GENL_VERSION,
-	.maxattr = NFC_A_MAX,
+static struct genl_family nfcf_genl_family __ro_after_init = {
+	.name = NF_CUCKOO_GENL_NAME,
+	.version = NF_CUCKOO_GENL_VERSION,
+	.maxattr = NF_CUCKOO_A_MAX,
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = nfc_genl_ops,
-	.n_ops = ARRAY_SIZE(nfc_genl_ops),
+	.ops = nfcf_genl_ops,
+	.n_ops = ARRAY_SIZE(nfcf_genl_ops),
 	/* 0: every command is new, so all are validated strictly. */
 	.resv_start_op = 0,
 };
 
 /* A netlink socket that began a load went away: drop that load. */
-static int nfc_netlink_notify(struct notifier_block *nb, unsigned long state,
-			      void *ptr)
+static int nfcf_netlink_notify(struct notifier_block *nb, unsigned long state,
+			       void *ptr)
 {
 	struct netlink_notify *n = ptr;
 
 	if (state != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
-	nfc_net_abort_loads(n->net, n->portid);
+	nfcf_net_abort_loads(n->net, n->portid);
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block nfc_netlink_notifier = {
-	.notifier_call = nfc_netlink_notify,
+static struct notifier_block nfcf_netlink_notifier = {
+	.notifier_call = nfcf_netlink_notify,
 };
 
-int __init nfc_genl_init(void)
+int __init nfcf_genl_init(void)
 {
 	int err;
 
-	err = netlink_register_notifier(&nfc_netlink_notifier);
+	err = netlink_register_notifier(&nfcf_netlink_notifier);
 	if (err)
 		return err;
-	err = genl_register_family(&nfc_genl_family);
+	err = genl_register_family(&nfcf_genl_family);
 	if (err)
-		netlink_unregister_notifier(&nfc_netlink_notifier);
+		netlink_unregister_notifier(&nfcf_netlink_notifier);
 	return err;
 }
 
-void nfc_genl_exit(void)
+void nfcf_genl_exit(void)
 {
-	genl_unregister_family(&nfc_genl_family);
-	netlink_unregister_notifier(&nfc_netlink_notifier);
+	genl_unregister_family(&nfcf_genl_family);
+	netlink_unregister_notifier(&nfcf_netlink_notifier);
 }

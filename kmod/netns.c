@@ -16,24 +16,24 @@ module_param(netns_mem_max_mb, uint, 0644);
 MODULE_PARM_DESC(netns_mem_max_mb,
 		 "Memory all filters of one network namespace may use, in MiB (0: no limit; default 256)");
 
-static unsigned int nfc_net_id __read_mostly;
+static unsigned int nfcf_net_id __read_mostly;
 
-struct nfc_net *nfc_net(const struct net *net)
+struct nfcf_net *nfcf_net(const struct net *net)
 {
-	return net_generic(net, nfc_net_id);
+	return net_generic(net, nfcf_net_id);
 }
 
 /* The ceiling in bytes, U64_MAX if none. */
-u64 nfc_net_mem_max(void)
+u64 nfcf_net_mem_max(void)
 {
 	unsigned int mb = READ_ONCE(netns_mem_max_mb);
 
 	return mb ? (u64)mb << 20 : U64_MAX;
 }
 
-static struct nfc_filter *nfc_net_find(struct nfc_net *nn, const char *name)
+static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 
 	lockdep_assert_held(&nn->lock);
 	list_for_each_entry(f, &nn->filters, node)
@@ -43,9 +43,9 @@ static struct nfc_filter *nfc_net_find(struct nfc_net *nn, const char *name)
 }
 
 /* Put @f on the packet path's list, in order of hook then priority. */
-static void nfc_net_live_add(struct nfc_net *nn, struct nfc_filter *f)
+static void nfcf_net_live_add(struct nfcf_net *nn, struct nfcf_filter *f)
 {
-	struct nfc_filter *pos;
+	struct nfcf_filter *pos;
 
 	list_for_each_entry(pos, &nn->live, live)
 		if (pos->hook > f->hook ||
@@ -55,7 +55,7 @@ static void nfc_net_live_add(struct nfc_net *nn, struct nfc_filter *f)
 }
 
 /**
- * nfc_net_insert - add a new filter to a namespace's table
+ * nfcf_net_insert - add a new filter to a namespace's table
  * @nn:		the namespace
  * @f:		a filter nobody else knows yet; the table takes over its
  *		reference on success, the caller keeps it on failure
@@ -66,29 +66,29 @@ static void nfc_net_live_add(struct nfc_net *nn, struct nfc_filter *f)
  * Return: 0, -EEXIST (name taken), -EDQUOT (ceiling), or a hook
  * registration error (-ENOMEM, -E2BIG).
  */
-int nfc_net_insert(struct nfc_net *nn, struct nfc_filter *f,
-		   struct netlink_ext_ack *extack)
+int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
+		    struct netlink_ext_ack *extack)
 {
 	int err = 0;
 
 	mutex_lock(&nn->lock);
-	if (nfc_net_find(nn, f->name)) {
+	if (nfcf_net_find(nn, f->name)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "a filter of that name exists in this network namespace");
 		err = -EEXIST;
 		goto out;
 	}
-	if (nn->mem > nfc_net_mem_max() ||
-	    f->charge > nfc_net_mem_max() - nn->mem) {
+	if (nn->mem > nfcf_net_mem_max() ||
+	    f->charge > nfcf_net_mem_max() - nn->mem) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
 		err = -EDQUOT;
 		goto out;
 	}
-	if (!f->loading && nfc_filter_enabled(f)) {
-		err = nfc_hooks_sync(nn, f);
+	if (!f->loading && nfcf_filter_enabled(f)) {
+		err = nfcf_hooks_sync(nn, f);
 		if (err) {
-			nfc_hooks_sync(nn, NULL);
+			nfcf_hooks_sync(nn, NULL);
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot register the filter's netfilter hook");
 			goto out;
@@ -96,41 +96,41 @@ int nfc_net_insert(struct nfc_net *nn, struct nfc_filter *f,
 	}
 	f->nn = nn;
 	nn->mem += f->charge;
-	nfc_gen_bump(&nn->gen);
+	nfcf_gen_bump(&nn->gen);
 	list_add_tail(&f->node, &nn->filters);
 	if (!f->loading)
-		nfc_net_live_add(nn, f);
+		nfcf_net_live_add(nn, f);
 out:
 	mutex_unlock(&nn->lock);
 	return err;
 }
 
 /**
- * nfc_net_lookup - find a filter by name and take a reference
+ * nfcf_net_lookup - find a filter by name and take a reference
  * @nn:		the namespace
  * @name:	the name
  * @loading_ok:	return a filter that is being loaded, too
  *
  * Return: the filter, ERR_PTR(-ENOENT) or ERR_PTR(-EBUSY) (loading).
  */
-struct nfc_filter *nfc_net_lookup(struct nfc_net *nn, const char *name,
-				  bool loading_ok)
+struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
+				    bool loading_ok)
 {
-	struct nfc_filter *f;
+	struct nfcf_filter *f;
 
 	mutex_lock(&nn->lock);
-	f = nfc_net_find(nn, name);
+	f = nfcf_net_find(nn, name);
 	if (!f)
 		f = ERR_PTR(-ENOENT);
 	else if (f->loading && !loading_ok)
 		f = ERR_PTR(-EBUSY);
 	else
-		nfc_filter_get(f);
+		nfcf_filter_get(f);
 	mutex_unlock(&nn->lock);
 	return f;
 }
 
-static void nfc_net_unlink(struct nfc_net *nn, struct nfc_filter *f)
+static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	lockdep_assert_held(&nn->lock);
 	list_del(&f->node);
@@ -140,11 +140,11 @@ static void nfc_net_unlink(struct nfc_net *nn, struct nfc_filter *f)
 	f->dead = true;
 	mutex_unlock(&f->lock);
 	nn->mem -= f->charge;
-	nfc_gen_bump(&nn->gen);
+	nfcf_gen_bump(&nn->gen);
 }
 
 /**
- * nfc_net_remove - take a filter out of its namespace
+ * nfcf_net_remove - take a filter out of its namespace
  * @nn:	the namespace
  * @f:	the filter (the caller holds a reference)
  *
@@ -152,24 +152,24 @@ static void nfc_net_unlink(struct nfc_net *nn, struct nfc_filter *f)
  * once the caller's reference is put too.
  * Return: false if it had been removed already.
  */
-bool nfc_net_remove(struct nfc_net *nn, struct nfc_filter *f)
+bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	bool removed = false;
 
 	mutex_lock(&nn->lock);
 	if (!f->dead) {
-		nfc_net_unlink(nn, f);
-		nfc_hooks_sync(nn, NULL);
+		nfcf_net_unlink(nn, f);
+		nfcf_hooks_sync(nn, NULL);
 		removed = true;
 	}
 	mutex_unlock(&nn->lock);
 	if (removed)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	return removed;
 }
 
 /**
- * nfc_net_publish - make a loaded filter live
+ * nfcf_net_publish - make a loaded filter live
  * @nn:	the namespace
  * @f:	a filter whose load has finished (the caller holds a reference)
  *
@@ -180,7 +180,7 @@ bool nfc_net_remove(struct nfc_net *nn, struct nfc_filter *f)
  * Return: 0, -ENOENT if it was removed meanwhile, -EINVAL if it was
  * published meanwhile, or a hook registration error (-ENOMEM, -E2BIG).
  */
-int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f)
+int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	bool put = false;
 	int err = 0;
@@ -194,53 +194,53 @@ int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f)
 		err = -EINVAL;
 		goto out;
 	}
-	err = nfc_hooks_sync(nn, nfc_filter_enabled(f) ? f : NULL);
+	err = nfcf_hooks_sync(nn, nfcf_filter_enabled(f) ? f : NULL);
 	if (err) {
 		/* A failed restore leaves nothing behind. */
-		nfc_hooks_sync(nn, NULL);
-		nfc_net_unlink(nn, f);
+		nfcf_hooks_sync(nn, NULL);
+		nfcf_net_unlink(nn, f);
 		put = true;
 		goto out;
 	}
 	mutex_lock(&f->lock);
 	f->loading = false;
 	mutex_unlock(&f->lock);
-	nfc_net_live_add(nn, f);
-	nfc_gen_bump(&nn->gen);
+	nfcf_net_live_add(nn, f);
+	nfcf_gen_bump(&nn->gen);
 out:
 	mutex_unlock(&nn->lock);
 	if (put)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	return err;
 }
 
 /**
- * nfc_net_abort_loads - a netlink socket is gone: drop the loads it began
+ * nfcf_net_abort_loads - a netlink socket is gone: drop the loads it began
  * @net:	its namespace
  * @portid:	its port
  */
-void nfc_net_abort_loads(struct net *net, u32 portid)
+void nfcf_net_abort_loads(struct net *net, u32 portid)
 {
-	struct nfc_net *nn = nfc_net(net);
-	struct nfc_filter *f, *tmp;
+	struct nfcf_net *nn = nfcf_net(net);
+	struct nfcf_filter *f, *tmp;
 	LIST_HEAD(gone);
 
 	mutex_lock(&nn->lock);
 	list_for_each_entry_safe(f, tmp, &nn->filters, node) {
 		if (!f->loading || f->load_portid != portid)
 			continue;
-		nfc_net_unlink(nn, f);
+		nfcf_net_unlink(nn, f);
 		list_add(&f->node, &gone);
 	}
 	mutex_unlock(&nn->lock);
 
 	list_for_each_entry_safe(f, tmp, &gone, node)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 }
 
-static int __net_init nfc_net_init(struct net *net)
+static int __net_init nfcf_net_init(struct net *net)
 {
-	struct nfc_net *nn = nfc_net(net);
+	struct nfcf_net *nn = nfcf_net(net);
 
 	mutex_init(&nn->lock);
 	INIT_LIST_HEAD(&nn->filters);
@@ -255,55 +255,55 @@ static int __net_init nfc_net_init(struct net *net)
  * Unregister the namespace's hooks; the core waits for an RCU grace
  * period before calling the exit methods, so no packet runs them then.
  */
-static void __net_exit nfc_net_pre_exit(struct net *net)
+static void __net_exit nfcf_net_pre_exit(struct net *net)
 {
-	struct nfc_net *nn = nfc_net(net);
+	struct nfcf_net *nn = nfcf_net(net);
 
 	mutex_lock(&nn->lock);
 	nn->dying = true;
-	nfc_hooks_sync(nn, NULL);
+	nfcf_hooks_sync(nn, NULL);
 	mutex_unlock(&nn->lock);
 }
 
-static void __net_exit nfc_net_exit(struct net *net)
+static void __net_exit nfcf_net_exit(struct net *net)
 {
-	struct nfc_net *nn = nfc_net(net);
-	struct nfc_filter *f, *tmp;
+	struct nfcf_net *nn = nfcf_net(net);
+	struct nfcf_filter *f, *tmp;
 	LIST_HEAD(gone);
 
 	mutex_lock(&nn->lock);
 	list_for_each_entry_safe(f, tmp, &nn->filters, node) {
-		nfc_net_unlink(nn, f);
+		nfcf_net_unlink(nn, f);
 		list_add(&f->node, &gone);
 	}
 	mutex_unlock(&nn->lock);
 
 	list_for_each_entry_safe(f, tmp, &gone, node)
-		nfc_filter_put(f);
+		nfcf_filter_put(f);
 	WARN_ON_ONCE(nn->mem);
 	WARN_ON_ONCE(!list_empty(&nn->hooks));
 	mutex_destroy(&nn->lock);
 }
 
-static struct pernet_operations nfc_net_ops = {
-	.init = nfc_net_init,
-	.pre_exit = nfc_net_pre_exit,
-	.exit = nfc_net_exit,
-	.id = &nfc_net_id,
-	.size = sizeof(struct nfc_net),
+static struct pernet_operations nfcf_net_ops = {
+	.init = nfcf_net_init,
+	.pre_exit = nfcf_net_pre_exit,
+	.exit = nfcf_net_exit,
+	.id = &nfcf_net_id,
+	.size = sizeof(struct nfcf_net),
 };
 
-int __init nfc_netns_init(void)
+int __init nfcf_netns_init(void)
 {
-	return register_pernet_subsys(&nfc_net_ops);
+	return register_pernet_subsys(&nfcf_net_ops);
 }
 
 /*
  * Every namespace's filters are removed; they are freed by RCU callbacks
  * in this module, so wait for those before the module goes.
  */
-void nfc_netns_exit(void)
+void nfcf_netns_exit(void)
 {
-	unregister_pernet_subsys(&nfc_net_ops);
+	unregister_pernet_subsys(&nfcf_net_ops);
 	rcu_barrier();
 }

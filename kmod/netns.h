@@ -13,22 +13,22 @@
 #include "filter.h"
 
 /**
- * struct nfc_net - a network namespace's filters
+ * struct nfcf_net - a network namespace's filters
  * @lock:	protects @filters, @live (writers), @mem, @gen, and each
  *		filter's membership, @loading and @dead flags
  * @filters:	every filter, loading ones included, in creation order
  * @live:	RCU list of the filters the packet path may consult (loaded,
- *		not removed; enabled or not, see nfc_conf::enabled), sorted
+ *		not removed; enabled or not, see nfcf_conf::enabled), sorted
  *		by hook then priority.  Walk it under rcu_read_lock() with
  *		list_for_each_entry_rcu(f, &nn->live, live).
  * @hooks:	the netfilter hooks registered for the enabled filters on
- *		@live (struct nfc_hook_ent, hook.c), under @lock
+ *		@live (struct nfcf_hook_ent, hook.c), under @lock
  * @net:	the namespace itself
  * @mem:	bytes charged by the filters in @filters
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
  */
-struct nfc_net {
+struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head filters;
 	struct list_head live;
@@ -39,18 +39,18 @@ struct nfc_net {
 	bool dying;
 };
 
-struct nfc_net *nfc_net(const struct net *net);
-u64 nfc_net_mem_max(void);
+struct nfcf_net *nfcf_net(const struct net *net);
+u64 nfcf_net_mem_max(void);
 
-int nfc_net_insert(struct nfc_net *nn, struct nfc_filter *f,
-		   struct netlink_ext_ack *extack);
-struct nfc_filter *nfc_net_lookup(struct nfc_net *nn, const char *name,
-				  bool loading_ok);
-bool nfc_net_remove(struct nfc_net *nn, struct nfc_filter *f);
-int nfc_net_publish(struct nfc_net *nn, struct nfc_filter *f);
-void nfc_net_abort_loads(struct net *net, u32 portid);
+int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
+		    struct netlink_ext_ack *extack);
+struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
+				    bool loading_ok);
+bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
+int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
+void nfcf_net_abort_loads(struct net *net, u32 portid);
 
-int nfc_netns_init(void);
-void nfc_netns_exit(void);
+int nfcf_netns_init(void);
+void nfcf_netns_exit(void);
 
 #endif /* _NF_CUCKOO_NETNS_H */

@@ -2,10 +2,10 @@
 /*
  * Building flow keys from packets, for the netfilter hook.
  *
- * The key is filled in exactly as nfc_flowkey_from_entry() fills it from
+ * The key is filled in exactly as nfcf_flowkey_from_entry() fills it from
  * an entry (addresses in network order, IPv4 in word 0, ports in network
  * order, the L4 protocol, the family), unmasked: each filter then masks
- * and normalises a copy with nfc_flowkey_finish(), so a packet hashes like
+ * and normalises a copy with nfcf_flowkey_finish(), so a packet hashes like
  * the entry added for its flow.
  *
  * Every byte is read with skb_header_pointer(), within both the skb and
@@ -39,11 +39,11 @@
 
 #include "flowkey.h"
 
-#define NFC_KEY_L3	NFC_KEY_ADDRS
-#define NFC_KEY_L3_PROTO	(NFC_KEY_ADDRS | NFC_KEY_PROTO)
+#define NFCF_KEY_L3	NFCF_KEY_ADDRS
+#define NFCF_KEY_L3_PROTO	(NFCF_KEY_ADDRS | NF_CUCKOO_KEY_PROTO)
 
 /* Protocols whose header starts with a 16-bit source and destination port. */
-static bool nfc_proto_has_ports(u8 proto)
+static bool nfcf_proto_has_ports(u8 proto)
 {
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -61,26 +61,26 @@ static bool nfc_proto_has_ports(u8 proto)
  * The ports of the L4 header at @off, if the packet (ending at @end) holds
  * them.  Return: the valid fields (all of them, or all but the ports).
  */
-static u32 nfc_skb_ports(struct nfc_flow_key *k, const struct sk_buff *skb,
-			 unsigned int off, unsigned int end)
+static u32 nfcf_skb_ports(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
+			  unsigned int off, unsigned int end)
 {
 	__be16 _ports[2];
 	const __be16 *ports;
 
-	if (!nfc_proto_has_ports(k->proto))
-		return NFC_KEY_ALL;
+	if (!nfcf_proto_has_ports(k->proto))
+		return NF_CUCKOO_KEY_ALL;
 	if (end < off || end - off < sizeof(_ports))
-		return NFC_KEY_L3_PROTO;
+		return NFCF_KEY_L3_PROTO;
 	ports = skb_header_pointer(skb, off, sizeof(_ports), _ports);
 	if (!ports)
-		return NFC_KEY_L3_PROTO;
+		return NFCF_KEY_L3_PROTO;
 	k->sport = ports[0];
 	k->dport = ports[1];
-	return NFC_KEY_ALL;
+	return NF_CUCKOO_KEY_ALL;
 }
 
-static u32 nfc_skb_key4(struct nfc_flow_key *k, const struct sk_buff *skb,
-			unsigned int nhoff)
+static u32 nfcf_skb_key4(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
+			 unsigned int nhoff)
 {
 	unsigned int hlen, tot, end;
 	struct iphdr _iph;
@@ -99,17 +99,17 @@ static u32 nfc_skb_key4(struct nfc_flow_key *k, const struct sk_buff *skb,
 		return 0;
 	end = nhoff + tot;
 
-	k->family = NFC_FAMILY_IPV4;
+	k->family = NF_CUCKOO_FAMILY_IPV4;
 	k->src[0] = iph->saddr;
 	k->dst[0] = iph->daddr;
 	k->proto = iph->protocol;
 	if (iph->frag_off & htons(IP_OFFSET))
-		return NFC_KEY_ALL;
-	return nfc_skb_ports(k, skb, nhoff + hlen, end);
+		return NF_CUCKOO_KEY_ALL;
+	return nfcf_skb_ports(k, skb, nhoff + hlen, end);
 }
 
-static u32 nfc_skb_key6(struct nfc_flow_key *k, const struct sk_buff *skb,
-			unsigned int nhoff)
+static u32 nfcf_skb_key6(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
+			 unsigned int nhoff)
 {
 	unsigned int off, end, plen, hlen;
 	struct ipv6hdr _ip6h;
@@ -133,7 +133,7 @@ static u32 nfc_skb_key6(struct nfc_flow_key *k, const struct sk_buff *skb,
 	off = nhoff + sizeof(*ip6h);
 	end = off + plen;
 
-	k->family = NFC_FAMILY_IPV6;
+	k->family = NF_CUCKOO_FAMILY_IPV6;
 	memcpy(k->src, &ip6h->saddr, sizeof(k->src));
 	memcpy(k->dst, &ip6h->daddr, sizeof(k->dst));
 	nexthdr = ip6h->nexthdr;
@@ -144,17 +144,17 @@ static u32 nfc_skb_key6(struct nfc_flow_key *k, const struct sk_buff *skb,
 		const struct frag_hdr *fh;
 
 		if (end - off < 8)
-			return NFC_KEY_L3;
+			return NFCF_KEY_L3;
 		if (nexthdr == NEXTHDR_FRAGMENT) {
 			fh = skb_header_pointer(skb, off, sizeof(_fh), &_fh);
 			if (!fh)
-				return NFC_KEY_L3;
+				return NFCF_KEY_L3;
 			nexthdr = fh->nexthdr;
 			off += sizeof(*fh);
 			if (fh->frag_off & htons(IP6_OFFSET)) {
 				/* Its upper-layer header is in the first. */
 				k->proto = nexthdr;
-				return NFC_KEY_ALL;
+				return NF_CUCKOO_KEY_ALL;
 			}
 		} else {
 			struct ipv6_opt_hdr _oh;
@@ -162,45 +162,45 @@ static u32 nfc_skb_key6(struct nfc_flow_key *k, const struct sk_buff *skb,
 
 			oh = skb_header_pointer(skb, off, sizeof(_oh), &_oh);
 			if (!oh)
-				return NFC_KEY_L3;
+				return NFCF_KEY_L3;
 			if (nexthdr == NEXTHDR_AUTH)
 				hlen = ipv6_authlen(oh);
 			else
 				hlen = ipv6_optlen(oh);
 			if (hlen > end - off)
-				return NFC_KEY_L3;
+				return NFCF_KEY_L3;
 			nexthdr = oh->nexthdr;
 			off += hlen;
 		}
 	}
 	k->proto = nexthdr;
-	return nfc_skb_ports(k, skb, off, end);
+	return nfcf_skb_ports(k, skb, off, end);
 }
 
 /**
- * nfc_flowkey_from_skb - build a packet's key, unmasked
+ * nfcf_flowkey_from_skb - build a packet's key, unmasked
  * @k:		the key (zeroed here); finish it per filter with
- *		nfc_flowkey_finish()
+ *		nfcf_flowkey_finish()
  * @skb:	the packet, its network header set
- * @family:	NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6: what the hook sees
+ * @family:	NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6: what the hook sees
  *
  * Softirq or process context; reads the packet only through
  * skb_header_pointer().
  *
- * Return: the mask of enum nfc_key_field that @k holds for real (see the
+ * Return: the mask of enum nf_cuckoo_key_field that @k holds for real (see the
  * top of this file); 0 if the IP header itself is unusable.
  */
-u32 nfc_flowkey_from_skb(struct nfc_flow_key *k, const struct sk_buff *skb,
-			 u8 family)
+u32 nfcf_flowkey_from_skb(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
+			  u8 family)
 {
 	int nhoff = skb_network_offset(skb);
 
 	memset(k, 0, sizeof(*k));
 	if (nhoff < 0)
 		return 0;
-	if (family == NFC_FAMILY_IPV4)
-		return nfc_skb_key4(k, skb, nhoff);
-	if (family == NFC_FAMILY_IPV6)
-		return nfc_skb_key6(k, skb, nhoff);
+	if (family == NF_CUCKOO_FAMILY_IPV4)
+		return nfcf_skb_key4(k, skb, nhoff);
+	if (family == NF_CUCKOO_FAMILY_IPV6)
+		return nfcf_skb_key6(k, skb, nhoff);
 	return 0;
 }

@@ -37,6 +37,7 @@ bench_quick() {
 }
 
 stage deps scripts/deps.sh
+stage uapi scripts/uapi-clash.sh
 stage unit make -s -C tests check
 stage bench-quick bench_quick
 stage module build_module

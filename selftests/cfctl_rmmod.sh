@@ -49,7 +49,7 @@ ip netns exec "$A" "$CFCTL" create idle capacity 1M disabled
 n=$({ "$CFCTL" list -n; ip netns exec "$A" "$CFCTL" list -n; } | wc -l)
 [ "$n" = 3 ] && ok "three filters in two namespaces" || not_ok "three filters in two namespaces" "$n"
 
-# A restore left half way: a socket that began a load (NFC_CMD_LOAD_BEGIN
+# A restore left half way: a socket that began a load (NF_CUCKOO_CMD_LOAD_BEGIN
 # with a real image header) and holds it open.
 IMG=$("$CFCTL" save here | sed -n 's/^create here .* image //p')
 python3 - "$IMG" >"$TMP/hold.out" 2>&1 <<'EOF2' &
@@ -71,7 +71,7 @@ while off + 4 <= len(data):
     if t == 1:  # CTRL_ATTR_FAMILY_ID
         fam = struct.unpack_from("=H", data, off + 4)[0]
     off += (n + 3) & ~3
-# NFC_CMD_LOAD_BEGIN (10): NAME (2), FAMILY (3) inet, IMAGE_HEADER (28)
+# NF_CUCKOO_CMD_LOAD_BEGIN (10): NAME (2), FAMILY (3) inet, IMAGE_HEADER (28)
 ack = request(fam, 10, attr(2, b"half\0") + attr(3, b"\x03") +
               attr(28, base64.b64decode(sys.argv[1])), 1 | 4, 2)
 print("LOAD_BEGIN:", struct.unpack_from("=i", ack, 16)[0], flush=True)

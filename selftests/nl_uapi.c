@@ -53,14 +53,14 @@ struct reply {
 	/* batch replies */
 	bool has_fail;
 	uint32_t done, skipped, fail_index, fail_reason, hits;
-	uint8_t bitmap[NFC_BATCH_MAX / 8 + 8];
+	uint8_t bitmap[NF_CUCKOO_BATCH_MAX / 8 + 8];
 	int bitmap_len;
 	/* GET */
 	bool has_stats, has_seed, has_loading;
 	uint64_t items;
 	uint8_t loading;
 	/* SAVE */
-	uint8_t image[NFC_IMAGE_HEADER_MAXLEN];
+	uint8_t image[NF_CUCKOO_IMAGE_HEADER_MAXLEN];
 	int image_len;
 	uint64_t table_bytes, got;
 	uint8_t *table;
@@ -83,7 +83,7 @@ static void req_init(struct req *r, uint16_t type, uint16_t flags, uint8_t cmd)
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	g = (struct genlmsghdr *)(r->buf + NLMSG_HDRLEN);
 	g->cmd = cmd;
-	g->version = type == GENL_ID_CTRL ? 1 : NFC_GENL_VERSION;
+	g->version = type == GENL_ID_CTRL ? 1 : NF_CUCKOO_GENL_VERSION;
 }
 
 static void put(struct req *r, uint16_t type, const void *data, uint16_t len)
@@ -128,14 +128,14 @@ static void put_entry4(struct req *r, uint32_t src, uint32_t dst,
 {
 	src = htonl(src);
 	dst = htonl(dst);
-	nest_start(r, NFC_A_ENTRY);
-	put_u8(r, NFC_ENTRY_A_FAMILY, NFC_FAMILY_IPV4);
-	put(r, NFC_ENTRY_A_SRC, &src, 4);
+	nest_start(r, NF_CUCKOO_A_ENTRY);
+	put_u8(r, NF_CUCKOO_ENTRY_A_FAMILY, NF_CUCKOO_FAMILY_IPV4);
+	put(r, NF_CUCKOO_ENTRY_A_SRC, &src, 4);
 	if (!dst_missing)
-		put(r, NFC_ENTRY_A_DST, &dst, 4);
-	put_u16(r, NFC_ENTRY_A_SPORT, htons(sport));
-	put_u16(r, NFC_ENTRY_A_DPORT, htons(dport));
-	put_u8(r, NFC_ENTRY_A_PROTO, proto);
+		put(r, NF_CUCKOO_ENTRY_A_DST, &dst, 4);
+	put_u16(r, NF_CUCKOO_ENTRY_A_SPORT, htons(sport));
+	put_u16(r, NF_CUCKOO_ENTRY_A_DPORT, htons(dport));
+	put_u8(r, NF_CUCKOO_ENTRY_A_PROTO, proto);
 	nest_end(r);
 }
 
@@ -154,19 +154,19 @@ static void put_entry6(struct req *r, uint16_t i)
 	uint8_t a[16];
 
 	addr6(a, i);
-	nest_start(r, NFC_A_ENTRY);
-	put_u8(r, NFC_ENTRY_A_FAMILY, NFC_FAMILY_IPV6);
-	put(r, NFC_ENTRY_A_SRC, a, 16);
-	put(r, NFC_ENTRY_A_DST, a, 16);
-	put_u16(r, NFC_ENTRY_A_SPORT, htons(1));
-	put_u16(r, NFC_ENTRY_A_DPORT, htons(2));
-	put_u8(r, NFC_ENTRY_A_PROTO, 17);
+	nest_start(r, NF_CUCKOO_A_ENTRY);
+	put_u8(r, NF_CUCKOO_ENTRY_A_FAMILY, NF_CUCKOO_FAMILY_IPV6);
+	put(r, NF_CUCKOO_ENTRY_A_SRC, a, 16);
+	put(r, NF_CUCKOO_ENTRY_A_DST, a, 16);
+	put_u16(r, NF_CUCKOO_ENTRY_A_SPORT, htons(1));
+	put_u16(r, NF_CUCKOO_ENTRY_A_DPORT, htons(2));
+	put_u8(r, NF_CUCKOO_ENTRY_A_PROTO, 17);
 	nest_end(r);
 }
 
 /*
- * Entries i in [from, to) of nfc_batch()'s pattern, packed into one
- * NFC_A_ENTRIES_IPV4; entry bad_pad (NO_BAD: none) gets a non-zero padding
+ * Entries i in [from, to) of nfcf_batch()'s pattern, packed into one
+ * NF_CUCKOO_A_ENTRIES_IPV4; entry bad_pad (NO_BAD: none) gets a non-zero padding
  * byte.
  */
 #define NO_BAD	UINT32_MAX
@@ -174,7 +174,7 @@ static void put_entry6(struct req *r, uint16_t i)
 static void put_packed4(struct req *r, uint32_t from, uint32_t to,
 			uint32_t bad_pad)
 {
-	struct nfc_entry_ipv4 e[NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv4)];
+	struct nf_cuckoo_entry_ipv4 e[NF_CUCKOO_ENTRIES_PACKED_BYTES / sizeof(struct nf_cuckoo_entry_ipv4)];
 	uint32_t i;
 
 	memset(e, 0, sizeof(e));
@@ -186,13 +186,13 @@ static void put_packed4(struct req *r, uint32_t from, uint32_t to,
 		e[i - from].proto = 17;
 		e[i - from].pad[2] = i == bad_pad;
 	}
-	put(r, NFC_A_ENTRIES_IPV4, e, (uint16_t)((to - from) * sizeof(e[0])));
+	put(r, NF_CUCKOO_A_ENTRIES_IPV4, e, (uint16_t)((to - from) * sizeof(e[0])));
 }
 
-/* put_entry6()'s entries i in [from, to), packed into NFC_A_ENTRIES_IPV6. */
+/* put_entry6()'s entries i in [from, to), packed into NF_CUCKOO_A_ENTRIES_IPV6. */
 static void put_packed6(struct req *r, uint32_t from, uint32_t to)
 {
-	struct nfc_entry_ipv6 e[NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv6)];
+	struct nf_cuckoo_entry_ipv6 e[NF_CUCKOO_ENTRIES_PACKED_BYTES / sizeof(struct nf_cuckoo_entry_ipv6)];
 	uint32_t i;
 
 	memset(e, 0, sizeof(e));
@@ -203,7 +203,7 @@ static void put_packed6(struct req *r, uint32_t from, uint32_t to)
 		e[i - from].dport = htons(2);
 		e[i - from].proto = 17;
 	}
-	put(r, NFC_A_ENTRIES_IPV6, e, (uint16_t)((to - from) * sizeof(e[0])));
+	put(r, NF_CUCKOO_A_ENTRIES_IPV6, e, (uint16_t)((to - from) * sizeof(e[0])));
 }
 
 #define for_each_attr(a, p, len)					\
@@ -242,36 +242,36 @@ static void parse_data(struct nlmsghdr *nlh, struct reply *rp)
 		rp->intr = true;
 	for_each_attr(a, p, len) {
 		switch (a->nla_type & NLA_TYPE_MASK) {
-		case NFC_A_BATCH_DONE: rp->done = a_u32(a); break;
-		case NFC_A_BATCH_SKIPPED: rp->skipped = a_u32(a); break;
-		case NFC_A_BATCH_FAIL_INDEX: rp->fail_index = a_u32(a); rp->has_fail = true; break;
-		case NFC_A_BATCH_FAIL_REASON: rp->fail_reason = a_u32(a); break;
-		case NFC_A_TEST_HITS: rp->hits = a_u32(a); break;
-		case NFC_A_TEST_BITMAP:
+		case NF_CUCKOO_A_BATCH_DONE: rp->done = a_u32(a); break;
+		case NF_CUCKOO_A_BATCH_SKIPPED: rp->skipped = a_u32(a); break;
+		case NF_CUCKOO_A_BATCH_FAIL_INDEX: rp->fail_index = a_u32(a); rp->has_fail = true; break;
+		case NF_CUCKOO_A_BATCH_FAIL_REASON: rp->fail_reason = a_u32(a); break;
+		case NF_CUCKOO_A_TEST_HITS: rp->hits = a_u32(a); break;
+		case NF_CUCKOO_A_TEST_BITMAP:
 			rp->bitmap_len = ALEN(a);
 			if (rp->bitmap_len <= (int)sizeof(rp->bitmap))
 				memcpy(rp->bitmap, ADATA(a), rp->bitmap_len);
 			break;
-		case NFC_A_SEED: rp->has_seed = true; break;
-		case NFC_A_LOADING: rp->loading = *ADATA(a); rp->has_loading = true; break;
-		case NFC_A_STATS:
+		case NF_CUCKOO_A_SEED: rp->has_seed = true; break;
+		case NF_CUCKOO_A_LOADING: rp->loading = *ADATA(a); rp->has_loading = true; break;
+		case NF_CUCKOO_A_STATS:
 			rp->has_stats = true;
 			for_each_attr(s, ADATA(a), ALEN(a))
-				if ((s->nla_type & NLA_TYPE_MASK) == NFC_STATS_A_ITEMS)
+				if ((s->nla_type & NLA_TYPE_MASK) == NF_CUCKOO_STATS_A_ITEMS)
 					rp->items = a_u64(s);
 			break;
-		case NFC_A_IMAGE_HEADER:
+		case NF_CUCKOO_A_IMAGE_HEADER:
 			rp->image_len = ALEN(a);
 			memcpy(rp->image, ADATA(a), rp->image_len);
 			break;
-		case NFC_A_IMAGE_TABLE_BYTES:
+		case NF_CUCKOO_A_IMAGE_TABLE_BYTES:
 			rp->table_bytes = a_u64(a);
 			rp->table = calloc(1, rp->table_bytes + 8);
 			break;
-		case NFC_A_CHUNK_OFFSET: off = a_u64(a); break;
-		case NFC_A_CHUNK_DATA:
+		case NF_CUCKOO_A_CHUNK_OFFSET: off = a_u64(a); break;
+		case NF_CUCKOO_A_CHUNK_DATA:
 			if (!rp->table || off != rp->got || ALEN(a) % 8 ||
-			    ALEN(a) > NFC_CHUNK_MAX ||
+			    ALEN(a) > NF_CUCKOO_CHUNK_MAX ||
 			    rp->got + ALEN(a) > rp->table_bytes) {
 				rp->chunk_bad = true;
 				break;
@@ -358,7 +358,7 @@ static int nls_open(struct nls *s)
 	setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
 
 	req_init(&r, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
-	put_str(&r, CTRL_ATTR_FAMILY_NAME, NFC_GENL_NAME);
+	put_str(&r, CTRL_ATTR_FAMILY_NAME, NF_CUCKOO_GENL_NAME);
 	nlh = (struct nlmsghdr *)r.buf;
 	nlh->nlmsg_len = r.len;
 	nlh->nlmsg_seq = ++s->seq;
@@ -381,44 +381,44 @@ static int nls_open(struct nls *s)
 
 /* ---- helpers on filters ---- */
 
-static int nfc_new(struct nls *s, const char *name, uint8_t family,
-		   uint32_t key, struct reply *rp)
+static int nfcf_new(struct nls *s, const char *name, uint8_t family,
+		    uint32_t key, struct reply *rp)
 {
 	struct req r;
 
-	req_init(&r, s->fam, NLM_F_ACK, NFC_CMD_NEW);
-	put_str(&r, NFC_A_NAME, name);
-	put_u8(&r, NFC_A_FAMILY, family);
-	put_u32(&r, NFC_A_KEY_FIELDS, key);
-	put_u64(&r, NFC_A_CAPACITY, 10000);
-	put_u8(&r, NFC_A_FP_BITS, 32);
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
+	put_u8(&r, NF_CUCKOO_A_FAMILY, family);
+	put_u32(&r, NF_CUCKOO_A_KEY_FIELDS, key);
+	put_u64(&r, NF_CUCKOO_A_CAPACITY, 10000);
+	put_u8(&r, NF_CUCKOO_A_FP_BITS, 32);
 	return transact(s, &r, rp);
 }
 
-static uint64_t nfc_items(struct nls *s, const char *name)
+static uint64_t nfcf_items(struct nls *s, const char *name)
 {
 	struct reply rp;
 	struct req r;
 
-	req_init(&r, s->fam, NLM_F_ACK, NFC_CMD_GET);
-	put_str(&r, NFC_A_NAME, name);
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_GET);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
 	if (transact(s, &r, &rp))
 		return (uint64_t)-1;
 	return rp.items;
 }
 
 /* ADD/DEL/TEST of entries i in [from, to) of a fixed pattern. */
-static int nfc_batch(struct nls *s, uint8_t cmd, const char *name,
-		     uint32_t from, uint32_t to, uint32_t flags,
-		     struct reply *rp)
+static int nfcf_batch(struct nls *s, uint8_t cmd, const char *name,
+		      uint32_t from, uint32_t to, uint32_t flags,
+		      struct reply *rp)
 {
 	struct req r;
 	uint32_t i;
 
 	req_init(&r, s->fam, NLM_F_ACK, cmd);
-	put_str(&r, NFC_A_NAME, name);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
 	if (flags)
-		put_u32(&r, NFC_A_BATCH_FLAGS, flags);
+		put_u32(&r, NF_CUCKOO_A_BATCH_FLAGS, flags);
 	for (i = from; i < to; i++)
 		put_entry4(&r, 0x0a000000 + i, 0xc0000201, 1000 + (i & 0xfff),
 			   53, 17, false);
@@ -453,27 +453,27 @@ TEST_F(nfc, new_refuses_unknown_attribute)
 {
 	struct req r;
 
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_NEW);
-	put_str(&r, NFC_A_NAME, "x");
-	put_u8(&r, NFC_A_FAMILY, NFC_FAMILY_INET);
-	put_u64(&r, NFC_A_IMAGE_TABLE_BYTES, 8);	/* a reply attribute */
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	put_u64(&r, NF_CUCKOO_A_IMAGE_TABLE_BYTES, 8);	/* a reply attribute */
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
 	EXPECT_NE(0, self->rp.ext[0]);
 	TH_LOG("extack: %s", self->rp.ext);
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_NEW);
-	put_str(&r, NFC_A_NAME, "x");
-	put_u8(&r, NFC_A_FAMILY, NFC_FAMILY_INET);
-	put_u8(&r, NFC_A_MAX + 1, 1);			/* beyond the max */
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	put_u8(&r, NF_CUCKOO_A_MAX + 1, 1);			/* beyond the max */
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
-	EXPECT_EQ((uint64_t)-1, nfc_items(&self->s, "x"));
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "x"));
 }
 
 TEST_F(nfc, new_needs_family)
 {
 	struct req r;
 
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_NEW);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
 	EXPECT_NE(0, self->rp.ext[0]);
 	TH_LOG("extack: %s", self->rp.ext);
@@ -487,38 +487,38 @@ TEST_F(nfc, new_refuses_bad_names)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int err = nfc_new(&self->s, bad[i], NFC_FAMILY_INET, NFC_KEY_ALL,
-				  &self->rp);
+		int err = nfcf_new(&self->s, bad[i], NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL,
+				   &self->rp);
 
 		EXPECT_TRUE(err == -EINVAL || err == -ERANGE) {
 			TH_LOG("name '%s': %d", bad[i], err);
 		}
 		EXPECT_NE(0, self->rp.ext[0]);
 	}
-	EXPECT_EQ(0, nfc_new(&self->s, "abcdefghijklmnopqrstuvwxyz01234",
-			     NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	EXPECT_EQ(-EEXIST, nfc_new(&self->s, "abcdefghijklmnopqrstuvwxyz01234",
-				   NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
+	EXPECT_EQ(0, nfcf_new(&self->s, "abcdefghijklmnopqrstuvwxyz01234",
+			      NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	EXPECT_EQ(-EEXIST, nfcf_new(&self->s, "abcdefghijklmnopqrstuvwxyz01234",
+				    NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
 }
 
 TEST_F(nfc, new_checks_geometry)
 {
 	static const struct { int attr; uint64_t v; int size; } bad[] = {
-		{ NFC_A_FP_BITS, NFC_FP_BITS_MIN - 1, 1 },
-		{ NFC_A_FP_BITS, NFC_FP_BITS_MAX + 1, 1 },
-		{ NFC_A_BUCKET_SIZE, 3, 1 },
-		{ NFC_A_BUCKET_SIZE, 16, 1 },
-		{ NFC_A_CAPACITY, 0, 8 },
-		{ NFC_A_CAPACITY, 1ULL << 62, 8 },
-		{ NFC_A_MAX_KICKS, 0, 2 },
-		{ NFC_A_MAX_KICKS, NFC_MAX_KICKS_MAX + 1, 2 },
-		{ NFC_A_FPR, 0, 4 },
-		{ NFC_A_FPR, NFC_FPR_SCALE, 4 },
-		{ NFC_A_FAMILY, 4, 1 },
-		{ NFC_A_KEY_FIELDS, 0, 4 },
-		{ NFC_A_KEY_FIELDS, 0x20, 4 },
-		{ NFC_A_HOOK, NFC_HOOK_MAX + 1, 1 },
-		{ NFC_A_ACTION, NFC_ACTION_MAX + 1, 1 },
+		{ NF_CUCKOO_A_FP_BITS, NF_CUCKOO_FP_BITS_MIN - 1, 1 },
+		{ NF_CUCKOO_A_FP_BITS, NF_CUCKOO_FP_BITS_MAX + 1, 1 },
+		{ NF_CUCKOO_A_BUCKET_SIZE, 3, 1 },
+		{ NF_CUCKOO_A_BUCKET_SIZE, 16, 1 },
+		{ NF_CUCKOO_A_CAPACITY, 0, 8 },
+		{ NF_CUCKOO_A_CAPACITY, 1ULL << 62, 8 },
+		{ NF_CUCKOO_A_MAX_KICKS, 0, 2 },
+		{ NF_CUCKOO_A_MAX_KICKS, NF_CUCKOO_MAX_KICKS_MAX + 1, 2 },
+		{ NF_CUCKOO_A_FPR, 0, 4 },
+		{ NF_CUCKOO_A_FPR, NF_CUCKOO_FPR_SCALE, 4 },
+		{ NF_CUCKOO_A_FAMILY, 4, 1 },
+		{ NF_CUCKOO_A_KEY_FIELDS, 0, 4 },
+		{ NF_CUCKOO_A_KEY_FIELDS, 0x20, 4 },
+		{ NF_CUCKOO_A_HOOK, NF_CUCKOO_HOOK_MAX + 1, 1 },
+		{ NF_CUCKOO_A_ACTION, NF_CUCKOO_ACTION_MAX + 1, 1 },
 	};
 	size_t i;
 
@@ -526,10 +526,10 @@ TEST_F(nfc, new_checks_geometry)
 		struct req r;
 		int err;
 
-		req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_NEW);
-		put_str(&r, NFC_A_NAME, "g");
-		if (bad[i].attr != NFC_A_FAMILY)
-			put_u8(&r, NFC_A_FAMILY, NFC_FAMILY_INET);
+		req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+		put_str(&r, NF_CUCKOO_A_NAME, "g");
+		if (bad[i].attr != NF_CUCKOO_A_FAMILY)
+			put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
 		put(&r, bad[i].attr, &bad[i].v, bad[i].size);
 		err = transact(&self->s, &r, &self->rp);
 		EXPECT_TRUE(err == -EINVAL || err == -ERANGE || err == -EDQUOT) {
@@ -538,18 +538,18 @@ TEST_F(nfc, new_checks_geometry)
 		}
 		EXPECT_NE(0, self->rp.ext[0]);
 	}
-	EXPECT_EQ((uint64_t)-1, nfc_items(&self->s, "g"));
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "g"));
 }
 
 TEST_F(nfc, new_fp_bits_and_fpr_exclude)
 {
 	struct req r;
 
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_NEW);
-	put_str(&r, NFC_A_NAME, "x");
-	put_u8(&r, NFC_A_FAMILY, NFC_FAMILY_INET);
-	put_u8(&r, NFC_A_FP_BITS, 12);
-	put_u32(&r, NFC_A_FPR, 1000000);
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	put_u8(&r, NF_CUCKOO_A_FP_BITS, 12);
+	put_u32(&r, NF_CUCKOO_A_FPR, 1000000);
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
 }
 
@@ -557,14 +557,14 @@ TEST_F(nfc, set_refuses_fixed_parameters)
 {
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_SET);
-	put_str(&r, NFC_A_NAME, "x");
-	put_u64(&r, NFC_A_CAPACITY, 5);
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_SET);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u64(&r, NF_CUCKOO_A_CAPACITY, 5);
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_SET);
-	put_str(&r, NFC_A_NAME, "x");
-	put_u8(&r, NFC_A_INVERT, 1);
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_SET);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u8(&r, NF_CUCKOO_A_INVERT, 1);
 	EXPECT_EQ(0, transact(&self->s, &r, &self->rp));
 }
 
@@ -572,14 +572,14 @@ TEST_F(nfc, get_never_reports_the_seed)
 {
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_GET);
-	put_str(&r, NFC_A_NAME, "x");
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_GET);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(1, self->rp.ndata);
 	EXPECT_TRUE(self->rp.has_stats);
 	EXPECT_FALSE(self->rp.has_seed);
-	req_init(&r, self->s.fam, NLM_F_DUMP, NFC_CMD_GET);
+	req_init(&r, self->s.fam, NLM_F_DUMP, NF_CUCKOO_CMD_GET);
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(1, self->rp.ndata);
 	EXPECT_FALSE(self->rp.has_seed);
@@ -587,14 +587,14 @@ TEST_F(nfc, get_never_reports_the_seed)
 
 TEST_F(nfc, batch_bound)
 {
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	EXPECT_EQ(-E2BIG, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0,
-				    NFC_BATCH_MAX + 1, 0, &self->rp));
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0,
-			       NFC_BATCH_MAX, 0, &self->rp));
-	EXPECT_EQ(NFC_BATCH_MAX, self->rp.done);
-	EXPECT_EQ(NFC_BATCH_MAX, nfc_items(&self->s, "x"));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	EXPECT_EQ(-E2BIG, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0,
+				     NF_CUCKOO_BATCH_MAX + 1, 0, &self->rp));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0,
+				NF_CUCKOO_BATCH_MAX, 0, &self->rp));
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, self->rp.done);
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, nfcf_items(&self->s, "x"));
 }
 
 TEST_F(nfc, batch_of_ipv6_entries_at_the_bound)
@@ -602,94 +602,94 @@ TEST_F(nfc, batch_of_ipv6_entries_at_the_bound)
 	struct req r;
 	uint32_t i;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_IPV6, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
-	for (i = 0; i < NFC_BATCH_MAX; i++)
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_IPV6, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	for (i = 0; i < NF_CUCKOO_BATCH_MAX; i++)
 		put_entry6(&r, (uint16_t)i);
 	TH_LOG("%zu bytes", r.len);
 	EXPECT_EQ(0, transact(&self->s, &r, &self->rp));
-	EXPECT_EQ(NFC_BATCH_MAX, self->rp.done);
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, self->rp.done);
 }
 
 TEST_F(nfc, batch_malformed_entry_applies_nothing)
 {
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_entry4(&r, 1, 2, 3, 4, 17, false);
 	put_entry4(&r, 5, 6, 7, 8, 17, false);
 	put_entry4(&r, 9, 10, 11, 12, 17, true);	/* no destination */
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
 	EXPECT_TRUE(self->rp.has_fail);
 	EXPECT_EQ(2, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_MALFORMED, self->rp.fail_reason);
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_MALFORMED, self->rp.fail_reason);
 	EXPECT_EQ(0, self->rp.done);
 	EXPECT_NE(0, self->rp.ext[0]);
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 }
 
 TEST_F(nfc, batch_wrong_family)
 {
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_IPV4, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_entry4(&r, 1, 2, 3, 4, 17, false);
 	put_entry6(&r, 1);
 	EXPECT_EQ(-EAFNOSUPPORT, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(1, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_FAMILY, self->rp.fail_reason);
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_FAMILY, self->rp.fail_reason);
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 }
 
 TEST_F(nfc, batch_delete_is_undone)
 {
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0, 10, 0, &self->rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 10, 0, &self->rp));
 	/* 5..14: 10..14 were never added */
-	EXPECT_EQ(-ENOENT, nfc_batch(&self->s, NFC_CMD_DEL_ENTRIES, "x", 5, 15, 0,
-				     &self->rp));
+	EXPECT_EQ(-ENOENT, nfcf_batch(&self->s, NF_CUCKOO_CMD_DEL_ENTRIES, "x", 5, 15, 0,
+				      &self->rp));
 	EXPECT_EQ(5, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_NOENT, self->rp.fail_reason);
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_NOENT, self->rp.fail_reason);
 	EXPECT_EQ(0, self->rp.done);
-	EXPECT_EQ(10, nfc_items(&self->s, "x"));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "x", 0, 10, 0, &self->rp));
+	EXPECT_EQ(10, nfcf_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "x", 0, 10, 0, &self->rp));
 	EXPECT_EQ(10, self->rp.hits);
 }
 
 TEST_F(nfc, batch_flags)
 {
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0, 10, 0, &self->rp));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 5, 15,
-			       NFC_BATCH_F_UNIQUE, &self->rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 10, 0, &self->rp));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 5, 15,
+				NF_CUCKOO_BATCH_F_UNIQUE, &self->rp));
 	EXPECT_EQ(5, self->rp.done);
 	EXPECT_EQ(5, self->rp.skipped);
-	EXPECT_EQ(15, nfc_items(&self->s, "x"));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_DEL_ENTRIES, "x", 10, 20,
-			       NFC_BATCH_F_MISSING_OK, &self->rp));
+	EXPECT_EQ(15, nfcf_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_DEL_ENTRIES, "x", 10, 20,
+				NF_CUCKOO_BATCH_F_MISSING_OK, &self->rp));
 	EXPECT_EQ(5, self->rp.done);
 	EXPECT_EQ(5, self->rp.skipped);
-	EXPECT_EQ(10, nfc_items(&self->s, "x"));
+	EXPECT_EQ(10, nfcf_items(&self->s, "x"));
 	/* A flag of the other command. */
-	EXPECT_EQ(-EINVAL, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0, 1,
-				     NFC_BATCH_F_MISSING_OK, &self->rp));
-	EXPECT_EQ(10, nfc_items(&self->s, "x"));
+	EXPECT_EQ(-EINVAL, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 1,
+				      NF_CUCKOO_BATCH_F_MISSING_OK, &self->rp));
+	EXPECT_EQ(10, nfcf_items(&self->s, "x"));
 }
 
 TEST_F(nfc, test_bitmap)
 {
 	uint32_t i;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0, 100, 0, &self->rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 100, 0, &self->rp));
 	/* 50..149: the first 50 are in, with 32-bit fingerprints no other */
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "x", 50, 150, 0,
-			       &self->rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "x", 50, 150, 0,
+				&self->rp));
 	EXPECT_EQ(100, self->rp.done);
 	EXPECT_EQ(50, self->rp.hits);
 	EXPECT_EQ(13, self->rp.bitmap_len);
@@ -700,44 +700,44 @@ TEST_F(nfc, test_bitmap)
 /* Packed records hash as the nests of the same entries do. */
 TEST_F(nfc, packed_entries_are_the_nested_ones)
 {
-	const uint32_t n = NFC_ENTRIES_PACKED_BYTES / sizeof(struct nfc_entry_ipv4);
+	const uint32_t n = NF_CUCKOO_ENTRIES_PACKED_BYTES / sizeof(struct nf_cuckoo_entry_ipv4);
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed4(&r, 0, n, NO_BAD);
-	put_packed4(&r, n, NFC_BATCH_MAX, NO_BAD);
+	put_packed4(&r, n, NF_CUCKOO_BATCH_MAX, NO_BAD);
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
-	EXPECT_EQ(NFC_BATCH_MAX, self->rp.done);
-	EXPECT_EQ(NFC_BATCH_MAX, nfc_items(&self->s, "x"));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "x", 0,
-			       NFC_BATCH_MAX, 0, &self->rp));
-	EXPECT_EQ(NFC_BATCH_MAX, self->rp.hits);
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_DEL_ENTRIES, "x", 0,
-			       NFC_BATCH_MAX, 0, &self->rp));
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, self->rp.done);
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, nfcf_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "x", 0,
+				NF_CUCKOO_BATCH_MAX, 0, &self->rp));
+	EXPECT_EQ(NF_CUCKOO_BATCH_MAX, self->rp.hits);
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_DEL_ENTRIES, "x", 0,
+				NF_CUCKOO_BATCH_MAX, 0, &self->rp));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 
 	/* IPv6: nested in, packed out. */
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_entry6(&r, 7);
 	put_entry6(&r, 300);
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_TEST_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_TEST_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed6(&r, 0, 1638);
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(1638, self->rp.done);
 	EXPECT_EQ(2, self->rp.hits);
 	EXPECT_TRUE(bit(&self->rp, 7));
 	EXPECT_TRUE(bit(&self->rp, 300));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_DEL_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_DEL_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed6(&r, 300, 301);
 	put_packed6(&r, 7, 8);
 	ASSERT_EQ(0, transact(&self->s, &r, &self->rp));
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 }
 
 /* An index counts nests and records alike, in message order. */
@@ -745,52 +745,52 @@ TEST_F(nfc, packed_entry_index_and_padding)
 {
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_entry4(&r, 1, 2, 3, 4, 17, false);
 	put_packed4(&r, 10, 14, 12);		/* entries 1..4; 3 is bad */
 	put_entry4(&r, 5, 6, 7, 8, 17, false);
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
 	EXPECT_TRUE(self->rp.has_fail);
 	EXPECT_EQ(3, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_MALFORMED, self->rp.fail_reason);
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_MALFORMED, self->rp.fail_reason);
 	EXPECT_EQ(0, self->rp.done);
 	EXPECT_NE(NULL, strstr(self->rp.ext, "padding"));
 	TH_LOG("extack: %s", self->rp.ext);
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 
 	/* Absent at entry 4 of 6: the packed ones before it are undone too. */
-	ASSERT_EQ(0, nfc_new(&self->s, "t", NFC_FAMILY_IPV4, NFC_KEY_ALL, &self->rp));
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "t", 100, 104, 0,
-			       &self->rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_DEL_ENTRIES);
-	put_str(&r, NFC_A_NAME, "t");
+	ASSERT_EQ(0, nfcf_new(&self->s, "t", NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "t", 100, 104, 0,
+				&self->rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_DEL_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "t");
 	put_packed4(&r, 100, 103, NO_BAD);
 	put_entry4(&r, 0x0a000000 + 103, 0xc0000201, 1000 + 103, 53, 17, false);
 	put_packed4(&r, 200, 202, NO_BAD);	/* entries 4, 5: never added */
 	EXPECT_EQ(-ENOENT, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(4, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_NOENT, self->rp.fail_reason);
-	EXPECT_EQ(4, nfc_items(&self->s, "t"));
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_NOENT, self->rp.fail_reason);
+	EXPECT_EQ(4, nfcf_items(&self->s, "t"));
 }
 
 TEST_F(nfc, packed_entries_checked)
 {
-	uint8_t rec[2 * sizeof(struct nfc_entry_ipv6)] = { 0 };
+	uint8_t rec[2 * sizeof(struct nf_cuckoo_entry_ipv6)] = { 0 };
 	/* Not whole records, or none. */
 	static const struct { int type; uint16_t len; } bad[] = {
-		{ NFC_A_ENTRIES_IPV4, 15 }, { NFC_A_ENTRIES_IPV4, 17 },
-		{ NFC_A_ENTRIES_IPV4, 0 }, { NFC_A_ENTRIES_IPV6, 16 },
-		{ NFC_A_ENTRIES_IPV6, 41 }, { NFC_A_ENTRIES_IPV6, 0 },
+		{ NF_CUCKOO_A_ENTRIES_IPV4, 15 }, { NF_CUCKOO_A_ENTRIES_IPV4, 17 },
+		{ NF_CUCKOO_A_ENTRIES_IPV4, 0 }, { NF_CUCKOO_A_ENTRIES_IPV6, 16 },
+		{ NF_CUCKOO_A_ENTRIES_IPV6, 41 }, { NF_CUCKOO_A_ENTRIES_IPV6, 0 },
 	};
 	struct req r;
 	size_t i;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_IPV4, NFC_KEY_ALL, &self->rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_KEY_ALL, &self->rp));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-		put_str(&r, NFC_A_NAME, "x");
+		req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+		put_str(&r, NF_CUCKOO_A_NAME, "x");
 		put(&r, bad[i].type, rec, bad[i].len);
 		EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp)) {
 			TH_LOG("type %d, %u bytes", bad[i].type, bad[i].len);
@@ -798,25 +798,25 @@ TEST_F(nfc, packed_entries_checked)
 		EXPECT_NE(0, self->rp.ext[0]);
 	}
 	/* A family the filter does not hold. */
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed4(&r, 0, 2, NO_BAD);
 	put_packed6(&r, 0, 1);
 	EXPECT_EQ(-EAFNOSUPPORT, transact(&self->s, &r, &self->rp));
 	EXPECT_EQ(2, self->rp.fail_index);
-	EXPECT_EQ(NFC_ENTRY_E_FAMILY, self->rp.fail_reason);
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_FAMILY, self->rp.fail_reason);
 	/* The bound counts records. */
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_ADD_ENTRIES);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed4(&r, 0, 4095, NO_BAD);
 	put_packed4(&r, 4095, 4097, NO_BAD);
 	EXPECT_EQ(-E2BIG, transact(&self->s, &r, &self->rp));
 	/* Not in a request that takes no entries. */
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_FLUSH);
-	put_str(&r, NFC_A_NAME, "x");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_FLUSH);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
 	put_packed4(&r, 0, 1, NO_BAD);
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
-	EXPECT_EQ(0, nfc_items(&self->s, "x"));
+	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
 }
 
 /* SAVE "x" into rp (table malloc'ed). */
@@ -824,8 +824,8 @@ static int save(struct nls *s, const char *name, struct reply *rp)
 {
 	struct req r;
 
-	req_init(&r, s->fam, NLM_F_DUMP, NFC_CMD_SAVE);
-	put_str(&r, NFC_A_NAME, name);
+	req_init(&r, s->fam, NLM_F_DUMP, NF_CUCKOO_CMD_SAVE);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
 	return transact(s, &r, rp);
 }
 
@@ -834,10 +834,10 @@ static int load_begin(struct nls *s, const char *name, const struct reply *saved
 {
 	struct req r;
 
-	req_init(&r, s->fam, NLM_F_ACK, NFC_CMD_LOAD_BEGIN);
-	put_str(&r, NFC_A_NAME, name);
-	put_u8(&r, NFC_A_FAMILY, NFC_FAMILY_INET);
-	put(&r, NFC_A_IMAGE_HEADER, saved->image, saved->image_len);
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_LOAD_BEGIN);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	put(&r, NF_CUCKOO_A_IMAGE_HEADER, saved->image, saved->image_len);
 	return transact(s, &r, rp);
 }
 
@@ -846,10 +846,10 @@ static int load_chunk(struct nls *s, const char *name, const uint8_t *table,
 {
 	struct req r;
 
-	req_init(&r, s->fam, NLM_F_ACK, NFC_CMD_LOAD_CHUNK);
-	put_str(&r, NFC_A_NAME, name);
-	put_u64(&r, NFC_A_CHUNK_OFFSET, off);
-	put(&r, NFC_A_CHUNK_DATA, table + off, len);
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_LOAD_CHUNK);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
+	put_u64(&r, NF_CUCKOO_A_CHUNK_OFFSET, off);
+	put(&r, NF_CUCKOO_A_CHUNK_DATA, table + off, len);
 	return transact(s, &r, rp);
 }
 
@@ -859,13 +859,13 @@ TEST_F(nfc, save_and_load_round_trip)
 	uint64_t off;
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &rp));
-	ASSERT_EQ(0, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "x", 0, 3000, 0, &rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 3000, 0, &rp));
 	ASSERT_EQ(0, save(&self->s, "x", &saved));
 	EXPECT_FALSE(saved.intr);
 	EXPECT_FALSE(saved.chunk_bad);
 	ASSERT_GT(saved.image_len, 0);
-	ASSERT_GT(saved.table_bytes, NFC_CHUNK_MAX);	/* several chunks */
+	ASSERT_GT(saved.table_bytes, NF_CUCKOO_CHUNK_MAX);	/* several chunks */
 	EXPECT_EQ(saved.table_bytes, saved.got);
 	TH_LOG("image header %d bytes, table %llu bytes in %d messages",
 	       saved.image_len, (unsigned long long)saved.table_bytes, saved.ndata);
@@ -877,11 +877,11 @@ TEST_F(nfc, save_and_load_round_trip)
 
 		ASSERT_EQ(0, load_chunk(&self->s, "y", saved.table, off, len, &rp));
 	}
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_LOAD_END);
-	put_str(&r, NFC_A_NAME, "y");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_LOAD_END);
+	put_str(&r, NF_CUCKOO_A_NAME, "y");
 	ASSERT_EQ(0, transact(&self->s, &r, &rp));
-	EXPECT_EQ(3000, nfc_items(&self->s, "y"));
-	EXPECT_EQ(0, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "y", 0, 3000, 0, &rp));
+	EXPECT_EQ(3000, nfcf_items(&self->s, "y"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "y", 0, 3000, 0, &rp));
 	EXPECT_EQ(3000, rp.hits);
 	free(saved.table);
 }
@@ -892,24 +892,24 @@ TEST_F(nfc, loading_filter_is_busy_and_goes_with_its_socket)
 	struct nls other;
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &rp));
 	ASSERT_EQ(0, save(&self->s, "x", &saved));
 	ASSERT_EQ(0, nls_open(&other));
 	ASSERT_EQ(0, load_begin(&other, "y", &saved, &rp));
 
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_GET);
-	put_str(&r, NFC_A_NAME, "y");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_GET);
+	put_str(&r, NF_CUCKOO_A_NAME, "y");
 	ASSERT_EQ(0, transact(&self->s, &r, &rp));
 	EXPECT_TRUE(rp.has_loading);
 	EXPECT_EQ(1, rp.loading);
-	EXPECT_EQ(-EBUSY, nfc_batch(&self->s, NFC_CMD_ADD_ENTRIES, "y", 0, 1, 0, &rp));
-	EXPECT_EQ(-EBUSY, nfc_batch(&self->s, NFC_CMD_TEST_ENTRIES, "y", 0, 1, 0, &rp));
+	EXPECT_EQ(-EBUSY, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "y", 0, 1, 0, &rp));
+	EXPECT_EQ(-EBUSY, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "y", 0, 1, 0, &rp));
 	EXPECT_EQ(-EBUSY, load_chunk(&self->s, "y", saved.table, 0, 8, &rp));
-	EXPECT_EQ(-EEXIST, nfc_new(&self->s, "y", NFC_FAMILY_INET, NFC_KEY_ALL, &rp));
+	EXPECT_EQ(-EEXIST, nfcf_new(&self->s, "y", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &rp));
 
 	close(other.fd);
 	usleep(100000);
-	EXPECT_EQ((uint64_t)-1, nfc_items(&self->s, "y"));
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "y"));
 	free(saved.table);
 }
 
@@ -918,22 +918,22 @@ TEST_F(nfc, load_out_of_order_or_short_leaves_nothing)
 	struct reply saved, rp;
 	struct req r;
 
-	ASSERT_EQ(0, nfc_new(&self->s, "x", NFC_FAMILY_INET, NFC_KEY_ALL, &rp));
+	ASSERT_EQ(0, nfcf_new(&self->s, "x", NF_CUCKOO_FAMILY_INET, NF_CUCKOO_KEY_ALL, &rp));
 	ASSERT_EQ(0, save(&self->s, "x", &saved));
 	ASSERT_GT(saved.table_bytes, 16);
 
 	ASSERT_EQ(0, load_begin(&self->s, "y", &saved, &rp));
 	EXPECT_NE(0, load_chunk(&self->s, "y", saved.table, 8, 8, &rp));
 	TH_LOG("out of order: %s", rp.ext);
-	EXPECT_EQ((uint64_t)-1, nfc_items(&self->s, "y"));
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "y"));
 
 	ASSERT_EQ(0, load_begin(&self->s, "y", &saved, &rp));
 	ASSERT_EQ(0, load_chunk(&self->s, "y", saved.table, 0, 8, &rp));
-	req_init(&r, self->s.fam, NLM_F_ACK, NFC_CMD_LOAD_END);
-	put_str(&r, NFC_A_NAME, "y");
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_LOAD_END);
+	put_str(&r, NF_CUCKOO_A_NAME, "y");
 	EXPECT_NE(0, transact(&self->s, &r, &rp));
 	TH_LOG("short: %s", rp.ext);
-	EXPECT_EQ((uint64_t)-1, nfc_items(&self->s, "y"));
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "y"));
 	free(saved.table);
 }
 
@@ -962,7 +962,7 @@ int main(int argc, char **argv)
 	if (err) {
 		ksft_print_header();
 		ksft_exit_skip("nf_cuckoo is not loaded (generic netlink family %s: %s)\n",
-			       NFC_GENL_NAME, strerror(-err));
+			       NF_CUCKOO_GENL_NAME, strerror(-err));
 	}
 	close(s.fd);
 	return test_harness_run(argc, argv);

@@ -128,7 +128,7 @@ STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("PKT_MATCHES", 10, "u64"), ("PKT_DROPPED", 11, "u64"),
                ("PKT_MARKED", 12, "u64")]
 S = {n: v for n, v, _ in STATS_ATTRS}
-# The packed-entry attributes: entry family, struct nfc_entry_ipv4 / _ipv6
+# The packed-entry attributes: entry family, struct nf_cuckoo_entry_ipv4 / _ipv6
 # (addresses, ports and protocol in network order, then 3 pad bytes)
 PACKED = {"ENTRIES_IPV4": (1, struct.Struct("!4s4sHHB3s")),
           "ENTRIES_IPV6": (2, struct.Struct("!16s16sHHB3s"))}
@@ -160,9 +160,9 @@ PACKED_BYTES = 65520
 NAME_MAXLEN = 32
 CHUNK_MAX = 32768
 # checked against the header's #defines too
-DEFINES = {"NFC_BATCH_MAX": BATCH_MAX, "NFC_NAME_MAXLEN": NAME_MAXLEN,
-           "NFC_CHUNK_MAX": CHUNK_MAX,
-           "NFC_ENTRIES_PACKED_BYTES": PACKED_BYTES}
+DEFINES = {"NF_CUCKOO_BATCH_MAX": BATCH_MAX, "NF_CUCKOO_NAME_MAXLEN": NAME_MAXLEN,
+           "NF_CUCKOO_CHUNK_MAX": CHUNK_MAX,
+           "NF_CUCKOO_ENTRIES_PACKED_BYTES": PACKED_BYTES}
 
 # errno a command may answer with, besides the ones any command may
 # (policy: EINVAL, ERANGE; genetlink: EOPNOTSUPP; memory: ENOMEM)
@@ -184,7 +184,7 @@ CMD_ERR = {
     "LOAD_CHUNK": LOOKUP_ERR,
     "LOAD_END": LOOKUP_ERR | HOOK_ERR | {errno.ENODATA},
 }
-# BATCH_FAIL_REASON (enum nfc_entry_err) for the errno of a failed batch
+# BATCH_FAIL_REASON (enum nf_cuckoo_entry_err) for the errno of a failed batch
 WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT = 1, 2, 3, 4
 WHY = {errno.EINVAL: WHY_MALFORMED, errno.ERANGE: WHY_MALFORMED,
        errno.EAFNOSUPPORT: WHY_FAMILY, errno.ENOSPC: WHY_FULL,
@@ -224,10 +224,10 @@ def check_uapi(path):
     """Problems between the header and the tables above (empty: none)."""
     enums = load_uapi(path)
     bad = []
-    for enum, prefix, table in (("nfc_cmd", "NFC_CMD_", dict(CMDS)),
-                                ("nfc_attr", "NFC_A_", A),
-                                ("nfc_entry_attr", "NFC_ENTRY_A_", E),
-                                ("nfc_stats_attr", "NFC_STATS_A_", S)):
+    for enum, prefix, table in (("nf_cuckoo_cmd", "NF_CUCKOO_CMD_", dict(CMDS)),
+                                ("nf_cuckoo_attr", "NF_CUCKOO_A_", A),
+                                ("nf_cuckoo_entry_attr", "NF_CUCKOO_ENTRY_A_", E),
+                                ("nf_cuckoo_stats_attr", "NF_CUCKOO_STATS_A_", S)):
         hdr = {k[len(prefix):]: v for k, v in enums.get(enum, {}).items()
                if not k.startswith("__") and k != prefix + "UNSPEC"}
         mine = {k: v for k, v in table.items() if k != "UNSPEC"}
@@ -268,10 +268,10 @@ def pr_nest(prefix, table):
 
 
 class nfcmsg(genlmsg):
-    prefix = "NFC_A_"
+    prefix = "NF_CUCKOO_A_"
     nla_map = pr_map(prefix, ATTRS, {"STATS": "stats", "ENTRY": "entry"})
-    entry = pr_nest("NFC_ENTRY_A_", ENTRY_ATTRS)
-    stats = pr_nest("NFC_STATS_A_", STATS_ATTRS)
+    entry = pr_nest("NF_CUCKOO_ENTRY_A_", ENTRY_ATTRS)
+    stats = pr_nest("NF_CUCKOO_STATS_A_", STATS_ATTRS)
 
 
 def pr_encode(family_id, cmd, attrs, flags, seq=0, version=1):
@@ -284,8 +284,8 @@ def pr_encode(family_id, cmd, attrs, flags, seq=0, version=1):
     for name, val in attrs:
         if name == "ENTRY":
             items = val.items() if isinstance(val, dict) else val
-            val = {"attrs": [("NFC_ENTRY_A_" + k, v) for k, v in items]}
-        out.append(("NFC_A_" + name, val))
+            val = {"attrs": [("NF_CUCKOO_ENTRY_A_" + k, v) for k, v in items]}
+        out.append(("NF_CUCKOO_A_" + name, val))
     m["attrs"] = out
     m["header"]["type"] = family_id
     m["header"]["flags"] = flags
@@ -2404,16 +2404,16 @@ class Known:
             m = nfcmsg()
             m["cmd"] = C["TEST_ENTRIES"]
             m["version"] = 1
-            m["attrs"] = [("NFC_A_" + k, v if k != "ENTRY" else
-                           {"attrs": [("NFC_ENTRY_A_" + a, b) for a, b in v]})
+            m["attrs"] = [("NF_CUCKOO_A_" + k, v if k != "ENTRY" else
+                           {"attrs": [("NF_CUCKOO_ENTRY_A_" + a, b) for a, b in v]})
                           for k, v in attrs]
             gs.settimeout(timeout)
             reply = gs.nlm_request(m, msg_type=gs.prid, msg_flags=F_REQUEST)
-            bm = reply[0].get_attr("NFC_A_TEST_BITMAP")
-            hits = reply[0].get_attr("NFC_A_TEST_HITS")
-            if reply[0].get_attr("NFC_A_BATCH_DONE") != len(part):
+            bm = reply[0].get_attr("NF_CUCKOO_A_TEST_BITMAP")
+            hits = reply[0].get_attr("NF_CUCKOO_A_TEST_HITS")
+            if reply[0].get_attr("NF_CUCKOO_A_BATCH_DONE") != len(part):
                 raise Anomaly("known %s: TEST did %s of %d" %
-                              (self.name, reply[0].get_attr("NFC_A_BATCH_DONE"),
+                              (self.name, reply[0].get_attr("NF_CUCKOO_A_BATCH_DONE"),
                                len(part)))
             lost += len(part) - hits
             if sum(bin(b).count("1") for b in bm) != hits:

@@ -80,7 +80,7 @@ PORT_PROTOS = {TCP, UDP, UDPLITE, SCTP, DCCP}
 PROTO_NAMES = {TCP: "tcp", UDP: "udp", DCCP: "dccp", SCTP: "sctp",
                UDPLITE: "udplite", ICMP4: "icmp", ICMP6: "icmpv6"}
 
-# Key fields (enum nfc_key_field)
+# Key fields (enum nf_cuckoo_key_field)
 K_SRC, K_DST, K_SPORT, K_DPORT, K_PROTO = 1, 2, 4, 8, 16
 K_ALL = 31
 K_ADDRS = K_SRC | K_DST
@@ -213,7 +213,7 @@ def ports(k, b, off, end):
 
 
 def finish(k, fields, bidir):
-    """nfc_flowkey_finish(): mask to the filter's fields, canonical order."""
+    """nfcf_flowkey_finish(): mask to the filter's fields, canonical order."""
     src = k["src"] if fields & K_SRC else bytes(16)
     dst = k["dst"] if fields & K_DST else bytes(16)
     fam = k["fam"] if fields & K_ADDRS else 0

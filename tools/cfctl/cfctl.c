@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 			return help(NULL);
 		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("cfctl %s (nf_cuckoo uapi version %d)\n",
-			       CFCTL_VERSION, NFC_GENL_VERSION);
+			       CFCTL_VERSION, NF_CUCKOO_GENL_VERSION);
 			return EXIT_OK;
 		}
 		r = take_opt(argc, argv, &i);

@@ -55,8 +55,8 @@ void __attribute__((format(printf, 1, 2))) warnmsg(const char *fmt, ...);
 /* ---- parse.c ---- */
 
 struct keyspec {
-	uint32_t fields;	/* enum nfc_key_field */
-	uint8_t families;	/* enum nfc_family */
+	uint32_t fields;	/* enum nf_cuckoo_key_field */
+	uint8_t families;	/* enum nf_cuckoo_family */
 	bool bidir;
 };
 
@@ -97,7 +97,7 @@ enum {
 };
 
 struct filter_spec {
-	char name[NFC_NAME_MAXLEN];
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t have;
 	uint8_t family;
 	uint32_t key_fields;
@@ -130,9 +130,9 @@ struct entry {
 	uint8_t src[16];	/* network order */
 	uint8_t dst[16];
 	uint16_t sport, dport;	/* host order */
-	uint8_t family;		/* NFC_FAMILY_IPV4/IPV6, 0 if no address */
+	uint8_t family;		/* NF_CUCKOO_FAMILY_IPV4/IPV6, 0 if no address */
 	uint8_t proto;
-	uint32_t given;		/* enum nfc_key_field bits the text gave */
+	uint32_t given;		/* enum nf_cuckoo_key_field bits the text gave */
 };
 
 #define ENTRY_MAX_WORDS	16

@@ -26,13 +26,13 @@ FILE *open_input(const char *path)
 static const char *reason_text(uint32_t why)
 {
 	switch (why) {
-	case NFC_ENTRY_E_MALFORMED:
+	case NF_CUCKOO_ENTRY_E_MALFORMED:
 		return "malformed entry";
-	case NFC_ENTRY_E_FAMILY:
+	case NF_CUCKOO_ENTRY_E_FAMILY:
 		return "the entry's family is not one the filter holds";
-	case NFC_ENTRY_E_FULL:
+	case NF_CUCKOO_ENTRY_E_FULL:
 		return "the filter is full";
-	case NFC_ENTRY_E_NOENT:
+	case NF_CUCKOO_ENTRY_E_NOENT:
 		return "the entry is not in the filter";
 	}
 	return NULL;
@@ -40,8 +40,8 @@ static const char *reason_text(uint32_t why)
 
 static bool is_batch(uint8_t cmd)
 {
-	return cmd == NFC_CMD_ADD_ENTRIES || cmd == NFC_CMD_DEL_ENTRIES ||
-	       cmd == NFC_CMD_TEST_ENTRIES;
+	return cmd == NF_CUCKOO_CMD_ADD_ENTRIES || cmd == NF_CUCKOO_CMD_DEL_ENTRIES ||
+	       cmd == NF_CUCKOO_CMD_TEST_ENTRIES;
 }
 
 static uint32_t op_first_line(const struct op *op)
@@ -60,12 +60,12 @@ static void applied_summary(const struct op *from, const struct op *to,
 	for (op = from; op && op != to; op = op->next) {
 		if (!op->done || op->err.err)
 			continue;
-		if (op->cmd == NFC_CMD_ADD_ENTRIES)
+		if (op->cmd == NF_CUCKOO_CMD_ADD_ENTRIES)
 			added += op->r_done;
-		else if (op->cmd == NFC_CMD_DEL_ENTRIES)
+		else if (op->cmd == NF_CUCKOO_CMD_DEL_ENTRIES)
 			deleted += op->r_done;
-		else if (op->cmd != NFC_CMD_TEST_ENTRIES &&
-			 op->cmd != NFC_CMD_LOAD_CHUNK)
+		else if (op->cmd != NF_CUCKOO_CMD_TEST_ENTRIES &&
+			 op->cmd != NF_CUCKOO_CMD_LOAD_CHUNK)
 			other++;
 	}
 	buf[0] = 0;
@@ -315,11 +315,11 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		       verb_name);
 		return EXIT_USAGE;
 	}
-	if (opts.exist && cmd == NFC_CMD_ADD_ENTRIES)
-		flags = NFC_BATCH_F_UNIQUE;
-	if (opts.exist && cmd == NFC_CMD_DEL_ENTRIES)
-		flags = NFC_BATCH_F_MISSING_OK;
-	keep_texts = !file || (cmd == NFC_CMD_TEST_ENTRIES && opts.verbose);
+	if (opts.exist && cmd == NF_CUCKOO_CMD_ADD_ENTRIES)
+		flags = NF_CUCKOO_BATCH_F_UNIQUE;
+	if (opts.exist && cmd == NF_CUCKOO_CMD_DEL_ENTRIES)
+		flags = NF_CUCKOO_BATCH_F_MISSING_OK;
+	keep_texts = !file || (cmd == NF_CUCKOO_CMD_TEST_ENTRIES && opts.verbose);
 
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
@@ -391,7 +391,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		}
 	}
 	if (!count) {
-		if (cmd == NFC_CMD_TEST_ENTRIES) {
+		if (cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
 			errmsg("no entries to test");
 			r = EXIT_USAGE;
 		}
@@ -408,7 +408,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		goto out;
 	}
 
-	if (cmd == NFC_CMD_TEST_ENTRIES) {
+	if (cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
 		struct op *op;
 		uint32_t j;
 
@@ -444,10 +444,10 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		for (op = q.head; op; op = op->next)
 			skipped += op->r_skipped;
 		printf("%s: %" PRIu64 " entries %s", name, done,
-		       cmd == NFC_CMD_ADD_ENTRIES ? "added" : "deleted");
+		       cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "added" : "deleted");
 		if (skipped)
 			printf(", %" PRIu64 " skipped (%s)", skipped,
-			       cmd == NFC_CMD_ADD_ENTRIES ? "already present" :
+			       cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "already present" :
 							    "not present");
 		printf(" in %.3f s (%.0f entries/s, %zu requests)\n", t1 - t0,
 		       t1 > t0 ? (double)count / (t1 - t0) : 0.0, q.nops);
@@ -464,15 +464,15 @@ out:
 
 int cmd_add(int argc, char **argv)
 {
-	return do_entries(NFC_CMD_ADD_ENTRIES, argc, argv);
+	return do_entries(NF_CUCKOO_CMD_ADD_ENTRIES, argc, argv);
 }
 
 int cmd_del(int argc, char **argv)
 {
-	return do_entries(NFC_CMD_DEL_ENTRIES, argc, argv);
+	return do_entries(NF_CUCKOO_CMD_DEL_ENTRIES, argc, argv);
 }
 
 int cmd_test(int argc, char **argv)
 {
-	return do_entries(NFC_CMD_TEST_ENTRIES, argc, argv);
+	return do_entries(NF_CUCKOO_CMD_TEST_ENTRIES, argc, argv);
 }

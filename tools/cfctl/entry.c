@@ -68,16 +68,16 @@ static int parse_addr(const char *s, uint8_t *addr, uint8_t *family)
 		buf[len - 2] = 0;
 		if (inet_pton(AF_INET6, buf, addr) != 1)
 			return -1;
-		*family = NFC_FAMILY_IPV6;
+		*family = NF_CUCKOO_FAMILY_IPV6;
 		return 0;
 	}
 	memset(addr, 0, 16);
 	if (inet_pton(AF_INET, s, addr) == 1) {
-		*family = NFC_FAMILY_IPV4;
+		*family = NF_CUCKOO_FAMILY_IPV4;
 		return 0;
 	}
 	if (inet_pton(AF_INET6, s, addr) == 1) {
-		*family = NFC_FAMILY_IPV6;
+		*family = NF_CUCKOO_FAMILY_IPV6;
 		return 0;
 	}
 	return -1;
@@ -118,7 +118,7 @@ static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 		memset(addr, 0, 16);
 		if (inet_pton(AF_INET, buf, addr) != 1)
 			return -1;
-		*family = NFC_FAMILY_IPV4;
+		*family = NF_CUCKOO_FAMILY_IPV4;
 		if (!colon)
 			return 0;
 		if (parse_port(colon + 1, port)) {
@@ -157,15 +157,15 @@ static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 static int keyword_bit(const char *s)
 {
 	if (!strcmp(s, "src") || !strcmp(s, "saddr"))
-		return NFC_KEY_SRC_ADDR;
+		return NF_CUCKOO_KEY_SRC_ADDR;
 	if (!strcmp(s, "dst") || !strcmp(s, "daddr"))
-		return NFC_KEY_DST_ADDR;
+		return NF_CUCKOO_KEY_DST_ADDR;
 	if (!strcmp(s, "sport"))
-		return NFC_KEY_SRC_PORT;
+		return NF_CUCKOO_KEY_SRC_PORT;
 	if (!strcmp(s, "dport"))
-		return NFC_KEY_DST_PORT;
+		return NF_CUCKOO_KEY_DST_PORT;
 	if (!strcmp(s, "proto") || !strcmp(s, "protocol"))
-		return NFC_KEY_PROTO;
+		return NF_CUCKOO_KEY_PROTO;
 	return 0;
 }
 
@@ -174,13 +174,13 @@ static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
 {
 	if (e->family && e->family != family) {
 		seterr(err, errlen, "'%s' is %s but the entry's other address is %s",
-		       word, family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6",
-		       e->family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6");
+		       word, family == NF_CUCKOO_FAMILY_IPV4 ? "IPv4" : "IPv6",
+		       e->family == NF_CUCKOO_FAMILY_IPV4 ? "IPv4" : "IPv6");
 		return -1;
 	}
 	e->family = family;
 	memcpy(dst ? e->dst : e->src, addr, 16);
-	e->given |= dst ? NFC_KEY_DST_ADDR : NFC_KEY_SRC_ADDR;
+	e->given |= dst ? NF_CUCKOO_KEY_DST_ADDR : NF_CUCKOO_KEY_SRC_ADDR;
 	return 0;
 }
 
@@ -190,7 +190,7 @@ static void set_port(struct entry *e, bool dst, uint16_t port)
 		e->dport = port;
 	else
 		e->sport = port;
-	e->given |= dst ? NFC_KEY_DST_PORT : NFC_KEY_SRC_PORT;
+	e->given |= dst ? NF_CUCKOO_KEY_DST_PORT : NF_CUCKOO_KEY_SRC_PORT;
 }
 
 /* Strip one trailing comma; tell whether there was one. */
@@ -266,10 +266,10 @@ static bool entry_parse_fast(char **w, int n, struct entry *e)
 	if (!ipv4_endpoint_fast(w[n - 2], e->src, &e->sport) ||
 	    !ipv4_endpoint_fast(w[n - 1], e->dst, &e->dport))
 		return false;
-	e->family = NFC_FAMILY_IPV4;
+	e->family = NF_CUCKOO_FAMILY_IPV4;
 	e->proto = proto;
-	e->given = NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR | NFC_KEY_SRC_PORT |
-		   NFC_KEY_DST_PORT | (n == 3 ? NFC_KEY_PROTO : 0);
+	e->given = NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR | NF_CUCKOO_KEY_SRC_PORT |
+		   NF_CUCKOO_KEY_DST_PORT | (n == 3 ? NF_CUCKOO_KEY_PROTO : 0);
 	return true;
 }
 
@@ -341,8 +341,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			}
 			kw_seen = true;
 			switch (bit) {
-			case NFC_KEY_SRC_ADDR:
-			case NFC_KEY_DST_ADDR:
+			case NF_CUCKOO_KEY_SRC_ADDR:
+			case NF_CUCKOO_KEY_DST_ADDR:
 				r = parse_endpoint(v, addr, &fam, &port, err,
 						   errlen);
 				if (r == -2)
@@ -352,38 +352,38 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 					       v, word);
 					return -1;
 				}
-				if (set_addr(e, bit == NFC_KEY_DST_ADDR, addr,
+				if (set_addr(e, bit == NF_CUCKOO_KEY_DST_ADDR, addr,
 					     fam, v, err, errlen))
 					return -1;
 				if (r == 1) {
-					uint32_t pb = bit == NFC_KEY_DST_ADDR ?
-						NFC_KEY_DST_PORT :
-						NFC_KEY_SRC_PORT;
+					uint32_t pb = bit == NF_CUCKOO_KEY_DST_ADDR ?
+						NF_CUCKOO_KEY_DST_PORT :
+						NF_CUCKOO_KEY_SRC_PORT;
 
 					if (e->given & pb) {
 						seterr(err, errlen, "the %s is given twice",
 						       key_field_desc(pb));
 						return -1;
 					}
-					set_port(e, bit == NFC_KEY_DST_ADDR,
+					set_port(e, bit == NF_CUCKOO_KEY_DST_ADDR,
 						 port);
 				}
 				break;
-			case NFC_KEY_SRC_PORT:
-			case NFC_KEY_DST_PORT:
+			case NF_CUCKOO_KEY_SRC_PORT:
+			case NF_CUCKOO_KEY_DST_PORT:
 				if (parse_port(v, &port)) {
 					seterr(err, errlen, "bad port '%s' (want 0 to 65535)", v);
 					return -1;
 				}
-				set_port(e, bit == NFC_KEY_DST_PORT, port);
+				set_port(e, bit == NF_CUCKOO_KEY_DST_PORT, port);
 				break;
-			case NFC_KEY_PROTO:
+			case NF_CUCKOO_KEY_PROTO:
 				if (parse_proto(v, &proto)) {
 					seterr(err, errlen, "unknown protocol '%s' (want tcp, udp, udplite, sctp, dccp, icmp, icmpv6, ... or a number 0 to 255)", v);
 					return -1;
 				}
 				e->proto = proto;
-				e->given |= NFC_KEY_PROTO;
+				e->given |= NF_CUCKOO_KEY_PROTO;
 				break;
 			}
 			i++;
@@ -425,7 +425,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 				return -1;
 			}
 			e->proto = proto;
-			e->given |= NFC_KEY_PROTO;
+			e->given |= NF_CUCKOO_KEY_PROTO;
 			i++;
 			if (last)
 				break;
@@ -444,8 +444,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 		seterr(err, errlen, "empty entry");
 		return -1;
 	}
-	if ((e->given & (NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT)) &&
-	    (e->given & NFC_KEY_PROTO) && !proto_has_ports(e->proto)) {
+	if ((e->given & (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT)) &&
+	    (e->given & NF_CUCKOO_KEY_PROTO) && !proto_has_ports(e->proto)) {
 		const char *pn = proto_name(e->proto);
 
 		if (pn)
@@ -463,8 +463,8 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 		char *err, size_t errlen)
 {
 	static const uint32_t order[] = {
-		NFC_KEY_SRC_ADDR, NFC_KEY_DST_ADDR, NFC_KEY_SRC_PORT,
-		NFC_KEY_DST_PORT, NFC_KEY_PROTO,
+		NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_KEY_DST_ADDR, NF_CUCKOO_KEY_SRC_PORT,
+		NF_CUCKOO_KEY_DST_PORT, NF_CUCKOO_KEY_PROTO,
 	};
 	uint32_t extra = e->given & ~ks->fields;
 	uint32_t missing = ks->fields & ~e->given;
@@ -472,15 +472,15 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	size_t i;
 
 	/* Protocols without ports have port 0 in their packets' keys. */
-	if ((e->given & NFC_KEY_PROTO) && !proto_has_ports(e->proto))
-		missing &= ~(NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT);
+	if ((e->given & NF_CUCKOO_KEY_PROTO) && !proto_has_ports(e->proto))
+		missing &= ~(NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT);
 	if (!extra && !missing && (!e->family || (e->family & ks->families)))
 		goto done;	/* the common case, fast */
 	format_key_fields(ks->fields, keys, sizeof(keys));
 	if (e->family && !(e->family & ks->families)) {
 		seterr(err, errlen, "filter %s holds %s only, and this entry is %s",
-		       fname, ks->families == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6",
-		       e->family == NFC_FAMILY_IPV4 ? "IPv4" : "IPv6");
+		       fname, ks->families == NF_CUCKOO_FAMILY_IPV4 ? "IPv4" : "IPv6",
+		       e->family == NF_CUCKOO_FAMILY_IPV4 ? "IPv4" : "IPv6");
 		return -1;
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -499,8 +499,8 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	}
 done:
 	if (!e->family)
-		e->family = ks->families & NFC_FAMILY_IPV4 ? NFC_FAMILY_IPV4 :
-							     NFC_FAMILY_IPV6;
+		e->family = ks->families & NF_CUCKOO_FAMILY_IPV4 ? NF_CUCKOO_FAMILY_IPV4 :
+							     NF_CUCKOO_FAMILY_IPV6;
 	return 0;
 }
 
@@ -509,9 +509,9 @@ static size_t fmt_endpoint(char *buf, size_t len, const struct entry *e,
 {
 	char a[INET6_ADDRSTRLEN];
 	const uint8_t *addr = dst ? e->dst : e->src;
-	uint32_t abit = dst ? NFC_KEY_DST_ADDR : NFC_KEY_SRC_ADDR;
-	uint32_t pbit = dst ? NFC_KEY_DST_PORT : NFC_KEY_SRC_PORT;
-	bool v6 = e->family == NFC_FAMILY_IPV6;
+	uint32_t abit = dst ? NF_CUCKOO_KEY_DST_ADDR : NF_CUCKOO_KEY_SRC_ADDR;
+	uint32_t pbit = dst ? NF_CUCKOO_KEY_DST_PORT : NF_CUCKOO_KEY_SRC_PORT;
+	bool v6 = e->family == NF_CUCKOO_FAMILY_IPV6;
 
 	inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
 	if (!(e->given & abit))
@@ -526,12 +526,12 @@ void entry_format(const struct entry *e, char *buf, size_t len)
 {
 	size_t off = 0;
 	const char *pn;
-	bool pos = (e->given & NFC_KEY_SRC_ADDR) != 0;
+	bool pos = (e->given & NF_CUCKOO_KEY_SRC_ADDR) != 0;
 
 #define ROOM	(off < len ? len - off : 0)
 #define SEP	(off ? " " : "")
 	buf[0] = 0;
-	if (e->given & NFC_KEY_PROTO) {
+	if (e->given & NF_CUCKOO_KEY_PROTO) {
 		pn = proto_name(e->proto);
 		if (pos)
 			off += pn ? (size_t)snprintf(buf + off, ROOM, "%s", pn) :
@@ -540,21 +540,21 @@ void entry_format(const struct entry *e, char *buf, size_t len)
 	if (pos) {
 		off += (size_t)snprintf(buf + off, ROOM, "%s", SEP);
 		off += fmt_endpoint(buf + off, ROOM, e, false);
-		if (e->given & NFC_KEY_DST_ADDR) {
+		if (e->given & NF_CUCKOO_KEY_DST_ADDR) {
 			off += (size_t)snprintf(buf + off, ROOM, " ");
 			off += fmt_endpoint(buf + off, ROOM, e, true);
 		}
-	} else if (e->given & NFC_KEY_DST_ADDR) {
+	} else if (e->given & NF_CUCKOO_KEY_DST_ADDR) {
 		off += (size_t)snprintf(buf + off, ROOM, "dst ");
 		off += fmt_endpoint(buf + off, ROOM, e, true);
 	}
-	if ((e->given & NFC_KEY_SRC_PORT) && !(e->given & NFC_KEY_SRC_ADDR))
+	if ((e->given & NF_CUCKOO_KEY_SRC_PORT) && !(e->given & NF_CUCKOO_KEY_SRC_ADDR))
 		off += (size_t)snprintf(buf + off, ROOM, "%ssport %u", SEP,
 					e->sport);
-	if ((e->given & NFC_KEY_DST_PORT) && !(e->given & NFC_KEY_DST_ADDR))
+	if ((e->given & NF_CUCKOO_KEY_DST_PORT) && !(e->given & NF_CUCKOO_KEY_DST_ADDR))
 		off += (size_t)snprintf(buf + off, ROOM, "%sdport %u", SEP,
 					e->dport);
-	if ((e->given & NFC_KEY_PROTO) && !pos) {
+	if ((e->given & NF_CUCKOO_KEY_PROTO) && !pos) {
 		pn = proto_name(e->proto);
 		off += pn ? (size_t)snprintf(buf + off, ROOM, "%sproto %s", SEP, pn) :
 			    (size_t)snprintf(buf + off, ROOM, "%sproto %u", SEP,

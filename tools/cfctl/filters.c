@@ -13,7 +13,7 @@ struct nl_msg *build_named(struct cfnl *nl, uint8_t cmd, const char *name)
 {
 	struct nl_msg *msg = cfnl_msg(nl, cmd, NLM_F_ACK, 0);
 
-	if (msg && nla_put_string(msg, NFC_A_NAME, name)) {
+	if (msg && nla_put_string(msg, NF_CUCKOO_A_NAME, name)) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -23,17 +23,17 @@ struct nl_msg *build_named(struct cfnl *nl, uint8_t cmd, const char *name)
 static int put_conf(struct nl_msg *msg, const struct filter_spec *fs)
 {
 	if ((fs->have & HAVE_ACTION) &&
-	    nla_put_u8(msg, NFC_A_ACTION, fs->action))
+	    nla_put_u8(msg, NF_CUCKOO_A_ACTION, fs->action))
 		return -1;
-	if ((fs->have & HAVE_ACTION) && fs->action == NFC_ACTION_MARK &&
-	    (nla_put_u32(msg, NFC_A_MARK, fs->mark) ||
-	     nla_put_u32(msg, NFC_A_MARK_MASK, fs->mark_mask)))
+	if ((fs->have & HAVE_ACTION) && fs->action == NF_CUCKOO_ACTION_MARK &&
+	    (nla_put_u32(msg, NF_CUCKOO_A_MARK, fs->mark) ||
+	     nla_put_u32(msg, NF_CUCKOO_A_MARK_MASK, fs->mark_mask)))
 		return -1;
 	if ((fs->have & HAVE_INVERT) &&
-	    nla_put_u8(msg, NFC_A_INVERT, fs->invert))
+	    nla_put_u8(msg, NF_CUCKOO_A_INVERT, fs->invert))
 		return -1;
 	if ((fs->have & HAVE_ENABLED) &&
-	    nla_put_u8(msg, NFC_A_ENABLED, fs->enabled))
+	    nla_put_u8(msg, NF_CUCKOO_A_ENABLED, fs->enabled))
 		return -1;
 	return 0;
 }
@@ -43,48 +43,48 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 	bool load = fs->have & HAVE_IMAGE;
 	struct nl_msg *msg;
 
-	msg = cfnl_msg(nl, load ? NFC_CMD_LOAD_BEGIN : NFC_CMD_NEW, NLM_F_ACK,
+	msg = cfnl_msg(nl, load ? NF_CUCKOO_CMD_LOAD_BEGIN : NF_CUCKOO_CMD_NEW, NLM_F_ACK,
 		       0);
 	if (!msg)
 		return NULL;
-	if (nla_put_string(msg, NFC_A_NAME, fs->name) ||
-	    nla_put_u8(msg, NFC_A_FAMILY,
-		       fs->have & HAVE_FAMILY ? fs->family : NFC_FAMILY_INET))
+	if (nla_put_string(msg, NF_CUCKOO_A_NAME, fs->name) ||
+	    nla_put_u8(msg, NF_CUCKOO_A_FAMILY,
+		       fs->have & HAVE_FAMILY ? fs->family : NF_CUCKOO_FAMILY_INET))
 		goto fail;
 	if ((fs->have & HAVE_KEY) &&
-	    nla_put_u32(msg, NFC_A_KEY_FIELDS, fs->key_fields))
+	    nla_put_u32(msg, NF_CUCKOO_A_KEY_FIELDS, fs->key_fields))
 		goto fail;
 	if (load) {
-		if (nla_put(msg, NFC_A_IMAGE_HEADER, (int)fs->image_len,
+		if (nla_put(msg, NF_CUCKOO_A_IMAGE_HEADER, (int)fs->image_len,
 			    fs->image))
 			goto fail;
 	} else {
 		if ((fs->have & HAVE_CAPACITY) &&
-		    nla_put_u64(msg, NFC_A_CAPACITY, fs->capacity))
+		    nla_put_u64(msg, NF_CUCKOO_A_CAPACITY, fs->capacity))
 			goto fail;
 		if ((fs->have & HAVE_FP_BITS) &&
-		    nla_put_u8(msg, NFC_A_FP_BITS, fs->fp_bits))
+		    nla_put_u8(msg, NF_CUCKOO_A_FP_BITS, fs->fp_bits))
 			goto fail;
 		if ((fs->have & HAVE_FPR) &&
-		    nla_put_u32(msg, NFC_A_FPR, fs->fpr_ppb))
+		    nla_put_u32(msg, NF_CUCKOO_A_FPR, fs->fpr_ppb))
 			goto fail;
 		if ((fs->have & HAVE_BUCKET) &&
-		    nla_put_u8(msg, NFC_A_BUCKET_SIZE, fs->bucket))
+		    nla_put_u8(msg, NF_CUCKOO_A_BUCKET_SIZE, fs->bucket))
 			goto fail;
 		if ((fs->have & HAVE_KICKS) &&
-		    nla_put_u16(msg, NFC_A_MAX_KICKS, fs->kicks))
+		    nla_put_u16(msg, NF_CUCKOO_A_MAX_KICKS, fs->kicks))
 			goto fail;
 		if ((fs->have & HAVE_SEED) &&
-		    nla_put_u64(msg, NFC_A_SEED, fs->seed))
+		    nla_put_u64(msg, NF_CUCKOO_A_SEED, fs->seed))
 			goto fail;
 	}
-	if ((fs->have & HAVE_HOOK) && nla_put_u8(msg, NFC_A_HOOK, fs->hook))
+	if ((fs->have & HAVE_HOOK) && nla_put_u8(msg, NF_CUCKOO_A_HOOK, fs->hook))
 		goto fail;
 	if ((fs->have & HAVE_PRIORITY) &&
-	    nla_put_u32(msg, NFC_A_PRIORITY, (uint32_t)fs->priority))
+	    nla_put_u32(msg, NF_CUCKOO_A_PRIORITY, (uint32_t)fs->priority))
 		goto fail;
 	if ((fs->have & HAVE_BIDIR) &&
-	    nla_put_u8(msg, NFC_A_BIDIRECTIONAL, fs->bidir))
+	    nla_put_u8(msg, NF_CUCKOO_A_BIDIRECTIONAL, fs->bidir))
 		goto fail;
 	if (put_conf(msg, fs))
 		goto fail;
@@ -96,7 +96,7 @@ fail:
 
 struct nl_msg *build_set(struct cfnl *nl, const struct filter_spec *fs)
 {
-	struct nl_msg *msg = build_named(nl, NFC_CMD_SET, fs->name);
+	struct nl_msg *msg = build_named(nl, NF_CUCKOO_CMD_SET, fs->name);
 
 	if (msg && put_conf(msg, fs)) {
 		nlmsg_free(msg);
@@ -217,12 +217,12 @@ static int each_filter(int argc, char **argv, uint8_t cmd, bool skip_loading)
 
 int cmd_destroy(int argc, char **argv)
 {
-	return each_filter(argc, argv, NFC_CMD_DEL, false);
+	return each_filter(argc, argv, NF_CUCKOO_CMD_DEL, false);
 }
 
 int cmd_flush(int argc, char **argv)
 {
-	return each_filter(argc, argv, NFC_CMD_FLUSH, true);
+	return each_filter(argc, argv, NF_CUCKOO_CMD_FLUSH, true);
 }
 
 static void print_json(struct json_object *o)

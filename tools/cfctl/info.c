@@ -31,56 +31,56 @@ static uint8_t get_u8(struct nlattr *a)
 
 int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
 {
-	struct nlattr *tb[NFC_A_MAX + 1];
-	struct nlattr *st[NFC_STATS_A_MAX + 1];
+	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
+	struct nlattr *st[NF_CUCKOO_STATS_A_MAX + 1];
 
 	memset(fi, 0, sizeof(*fi));
-	if (cfnl_parse(nlh, tb) || !tb[NFC_A_NAME])
+	if (cfnl_parse(nlh, tb) || !tb[NF_CUCKOO_A_NAME])
 		return -1;
-	nla_strlcpy(fi->name, tb[NFC_A_NAME], sizeof(fi->name));
-	fi->family = get_u8(tb[NFC_A_FAMILY]);
-	fi->key_fields = get_u32(tb[NFC_A_KEY_FIELDS]);
-	fi->capacity = get_u64(tb[NFC_A_CAPACITY]);
-	fi->fp_bits = get_u8(tb[NFC_A_FP_BITS]);
-	fi->fpr_ppb = get_u32(tb[NFC_A_FPR]);
-	fi->bucket = get_u8(tb[NFC_A_BUCKET_SIZE]);
-	fi->kicks = get_u16(tb[NFC_A_MAX_KICKS]);
-	fi->hook = get_u8(tb[NFC_A_HOOK]);
-	fi->priority = (int32_t)get_u32(tb[NFC_A_PRIORITY]);
-	fi->action = get_u8(tb[NFC_A_ACTION]);
-	fi->mark = get_u32(tb[NFC_A_MARK]);
-	fi->mark_mask = tb[NFC_A_MARK_MASK] ? get_u32(tb[NFC_A_MARK_MASK]) :
-					      NFC_MARK_MASK_DEFAULT;
-	fi->bidir = get_u8(tb[NFC_A_BIDIRECTIONAL]);
-	fi->invert = get_u8(tb[NFC_A_INVERT]);
-	fi->enabled = tb[NFC_A_ENABLED] ? get_u8(tb[NFC_A_ENABLED]) : 1;
-	fi->loading = get_u8(tb[NFC_A_LOADING]);
-	if (tb[NFC_A_STATS] &&
-	    !nla_parse_nested(st, NFC_STATS_A_MAX, tb[NFC_A_STATS], NULL)) {
+	nla_strlcpy(fi->name, tb[NF_CUCKOO_A_NAME], sizeof(fi->name));
+	fi->family = get_u8(tb[NF_CUCKOO_A_FAMILY]);
+	fi->key_fields = get_u32(tb[NF_CUCKOO_A_KEY_FIELDS]);
+	fi->capacity = get_u64(tb[NF_CUCKOO_A_CAPACITY]);
+	fi->fp_bits = get_u8(tb[NF_CUCKOO_A_FP_BITS]);
+	fi->fpr_ppb = get_u32(tb[NF_CUCKOO_A_FPR]);
+	fi->bucket = get_u8(tb[NF_CUCKOO_A_BUCKET_SIZE]);
+	fi->kicks = get_u16(tb[NF_CUCKOO_A_MAX_KICKS]);
+	fi->hook = get_u8(tb[NF_CUCKOO_A_HOOK]);
+	fi->priority = (int32_t)get_u32(tb[NF_CUCKOO_A_PRIORITY]);
+	fi->action = get_u8(tb[NF_CUCKOO_A_ACTION]);
+	fi->mark = get_u32(tb[NF_CUCKOO_A_MARK]);
+	fi->mark_mask = tb[NF_CUCKOO_A_MARK_MASK] ? get_u32(tb[NF_CUCKOO_A_MARK_MASK]) :
+					      NF_CUCKOO_MARK_MASK_DEFAULT;
+	fi->bidir = get_u8(tb[NF_CUCKOO_A_BIDIRECTIONAL]);
+	fi->invert = get_u8(tb[NF_CUCKOO_A_INVERT]);
+	fi->enabled = tb[NF_CUCKOO_A_ENABLED] ? get_u8(tb[NF_CUCKOO_A_ENABLED]) : 1;
+	fi->loading = get_u8(tb[NF_CUCKOO_A_LOADING]);
+	if (tb[NF_CUCKOO_A_STATS] &&
+	    !nla_parse_nested(st, NF_CUCKOO_STATS_A_MAX, tb[NF_CUCKOO_A_STATS], NULL)) {
 		fi->has_stats = true;
-		fi->st.items = get_u64(st[NFC_STATS_A_ITEMS]);
-		fi->st.load_ppm = get_u32(st[NFC_STATS_A_LOAD_PPM]);
-		fi->st.bytes = get_u64(st[NFC_STATS_A_BYTES]);
-		fi->st.table_bytes = get_u64(st[NFC_STATS_A_TABLE_BYTES]);
-		fi->st.slots = get_u64(st[NFC_STATS_A_SLOTS]);
-		fi->st.nbuckets = get_u64(st[NFC_STATS_A_NBUCKETS]);
-		fi->st.victim = get_u8(st[NFC_STATS_A_VICTIM]);
-		fi->st.lookups = get_u64(st[NFC_STATS_A_PKT_LOOKUPS]);
-		fi->st.matches = get_u64(st[NFC_STATS_A_PKT_MATCHES]);
-		fi->st.dropped = get_u64(st[NFC_STATS_A_PKT_DROPPED]);
-		fi->st.marked = get_u64(st[NFC_STATS_A_PKT_MARKED]);
+		fi->st.items = get_u64(st[NF_CUCKOO_STATS_A_ITEMS]);
+		fi->st.load_ppm = get_u32(st[NF_CUCKOO_STATS_A_LOAD_PPM]);
+		fi->st.bytes = get_u64(st[NF_CUCKOO_STATS_A_BYTES]);
+		fi->st.table_bytes = get_u64(st[NF_CUCKOO_STATS_A_TABLE_BYTES]);
+		fi->st.slots = get_u64(st[NF_CUCKOO_STATS_A_SLOTS]);
+		fi->st.nbuckets = get_u64(st[NF_CUCKOO_STATS_A_NBUCKETS]);
+		fi->st.victim = get_u8(st[NF_CUCKOO_STATS_A_VICTIM]);
+		fi->st.lookups = get_u64(st[NF_CUCKOO_STATS_A_PKT_LOOKUPS]);
+		fi->st.matches = get_u64(st[NF_CUCKOO_STATS_A_PKT_MATCHES]);
+		fi->st.dropped = get_u64(st[NF_CUCKOO_STATS_A_PKT_DROPPED]);
+		fi->st.marked = get_u64(st[NF_CUCKOO_STATS_A_PKT_MARKED]);
 	}
-	if (tb[NFC_A_IMAGE_HEADER]) {
-		int l = nla_len(tb[NFC_A_IMAGE_HEADER]);
+	if (tb[NF_CUCKOO_A_IMAGE_HEADER]) {
+		int l = nla_len(tb[NF_CUCKOO_A_IMAGE_HEADER]);
 
-		if (l > 0 && l <= NFC_IMAGE_HEADER_MAXLEN) {
-			memcpy(fi->image, nla_data(tb[NFC_A_IMAGE_HEADER]),
+		if (l > 0 && l <= NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
+			memcpy(fi->image, nla_data(tb[NF_CUCKOO_A_IMAGE_HEADER]),
 			       (size_t)l);
 			fi->image_len = (size_t)l;
 			fi->has_image = true;
 		}
 	}
-	fi->table_bytes = get_u64(tb[NFC_A_IMAGE_TABLE_BYTES]);
+	fi->table_bytes = get_u64(tb[NF_CUCKOO_A_IMAGE_TABLE_BYTES]);
 	return 0;
 }
 
@@ -143,8 +143,8 @@ int info_fetch(struct cfnl *nl, const char *name, struct filter_info *fi,
 
 	memset(fi, 0, sizeof(*fi));
 	memset(e, 0, sizeof(*e));
-	msg = cfnl_msg(nl, NFC_CMD_GET, NLM_F_ACK, 0);
-	if (!msg || nla_put_string(msg, NFC_A_NAME, name)) {
+	msg = cfnl_msg(nl, NF_CUCKOO_CMD_GET, NLM_F_ACK, 0);
+	if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, name)) {
 		nlmsg_free(msg);
 		e->err = -ENOMEM;
 		return -ENOMEM;
@@ -204,7 +204,7 @@ int info_dump(struct cfnl *nl, struct filter_info **out, size_t *n)
 
 	for (tries = 0;; tries++) {
 		memset(&d, 0, sizeof(d));
-		msg = cfnl_msg(nl, NFC_CMD_GET, NLM_F_DUMP, 0);
+		msg = cfnl_msg(nl, NF_CUCKOO_CMD_GET, NLM_F_DUMP, 0);
 		if (!msg) {
 			errmsg("out of memory");
 			return -ENOMEM;
@@ -240,13 +240,13 @@ void info_keyspec(const struct filter_info *fi, struct keyspec *ks)
 
 static void fmt_fpr(uint32_t ppb, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.3g", (double)ppb / NFC_FPR_SCALE);
+	snprintf(buf, len, "%.3g", (double)ppb / NF_CUCKOO_FPR_SCALE);
 }
 
 static void fmt_action(const struct filter_info *fi, char *buf, size_t len)
 {
-	if (fi->action == NFC_ACTION_MARK) {
-		if (fi->mark_mask == NFC_MARK_MASK_DEFAULT)
+	if (fi->action == NF_CUCKOO_ACTION_MARK) {
+		if (fi->mark_mask == NF_CUCKOO_MARK_MASK_DEFAULT)
 			snprintf(buf, len, "mark 0x%" PRIx32, fi->mark);
 		else
 			snprintf(buf, len, "mark 0x%" PRIx32 "/0x%" PRIx32,
@@ -315,13 +315,13 @@ struct json_object *info_json(const struct filter_info *fi)
 	json_object_object_add(o, "name", json_object_new_string(fi->name));
 	json_object_object_add(o, "family",
 			       json_object_new_string(family_name(fi->family)));
-	for (b = 1; b <= NFC_KEY_PROTO; b <<= 1)
+	for (b = 1; b <= NF_CUCKOO_KEY_PROTO; b <<= 1)
 		if (fi->key_fields & b)
 			json_object_array_add(key, json_object_new_string(key_field_name(b)));
 	json_object_object_add(o, "key", key);
 	json_object_object_add(o, "capacity", json_object_new_uint64(fi->capacity));
 	json_object_object_add(o, "fingerprint_bits", json_object_new_int(fi->fp_bits));
-	json_object_object_add(o, "fpr", json_object_new_double((double)fi->fpr_ppb / NFC_FPR_SCALE));
+	json_object_object_add(o, "fpr", json_object_new_double((double)fi->fpr_ppb / NF_CUCKOO_FPR_SCALE));
 	json_object_object_add(o, "fpr_ppb", json_object_new_uint64(fi->fpr_ppb));
 	json_object_object_add(o, "bucket_size", json_object_new_int(fi->bucket));
 	json_object_object_add(o, "max_kicks", json_object_new_int(fi->kicks));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cfctl: what the kernel says about a filter (NFC_CMD_GET, and the first
- * message of NFC_CMD_SAVE), and how cfctl prints it.
+ * cfctl: what the kernel says about a filter (NF_CUCKOO_CMD_GET, and the first
+ * message of NF_CUCKOO_CMD_SAVE), and how cfctl prints it.
  */
 #ifndef CFCTL_INFO_H
 #define CFCTL_INFO_H
@@ -11,7 +11,7 @@
 #include "nl.h"
 
 struct filter_info {
-	char name[NFC_NAME_MAXLEN];
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint8_t family;
 	uint32_t key_fields;
 	uint64_t capacity;
@@ -32,7 +32,7 @@ struct filter_info {
 		uint64_t lookups, matches, dropped, marked;
 	} st;
 	/* SAVE only */
-	uint8_t image[NFC_IMAGE_HEADER_MAXLEN];
+	uint8_t image[NF_CUCKOO_IMAGE_HEADER_MAXLEN];
 	size_t image_len;
 	uint64_t table_bytes;
 	bool has_image;

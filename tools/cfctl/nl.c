@@ -59,14 +59,14 @@ int cfnl_open(struct cfnl *nl)
 	/* netlink_sendmsg() refuses len > sk_sndbuf - 32. */
 	nl->max_msg = (size_t)snd - 64;
 
-	nl->family = genl_ctrl_resolve(nl->sk, NFC_GENL_NAME);
+	nl->family = genl_ctrl_resolve(nl->sk, NF_CUCKOO_GENL_NAME);
 	if (nl->family < 0) {
 		if (nl->family == -NLE_OBJ_NOTFOUND)
 			errmsg("the nf_cuckoo module is not loaded (no generic netlink family \"%s\"); try: modprobe nf_cuckoo",
-			       NFC_GENL_NAME);
+			       NF_CUCKOO_GENL_NAME);
 		else
 			errmsg("cannot resolve generic netlink family \"%s\": %s",
-			       NFC_GENL_NAME, nl_geterror(nl->family));
+			       NF_CUCKOO_GENL_NAME, nl_geterror(nl->family));
 		goto fail;
 	}
 	nl->rbuf_len = RBUF_LEN;
@@ -100,7 +100,7 @@ struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size)
 	if (!msg)
 		return NULL;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-			 NLM_F_REQUEST | flags, cmd, NFC_GENL_VERSION)) {
+			 NLM_F_REQUEST | flags, cmd, NF_CUCKOO_GENL_VERSION)) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -292,41 +292,41 @@ int cfnl_transact(struct cfnl *nl, struct nl_msg *msg,
 }
 
 static const char *const attr_names[] = {
-	[NFC_A_PAD] = "pad",
-	[NFC_A_NAME] = "name",
-	[NFC_A_FAMILY] = "family",
-	[NFC_A_KEY_FIELDS] = "key",
-	[NFC_A_CAPACITY] = "capacity",
-	[NFC_A_FP_BITS] = "fingerprint",
-	[NFC_A_FPR] = "fpr",
-	[NFC_A_BUCKET_SIZE] = "bucket",
-	[NFC_A_MAX_KICKS] = "kicks",
-	[NFC_A_SEED] = "seed",
-	[NFC_A_HOOK] = "hook",
-	[NFC_A_PRIORITY] = "priority",
-	[NFC_A_ACTION] = "action",
-	[NFC_A_MARK] = "mark",
-	[NFC_A_MARK_MASK] = "mark mask",
-	[NFC_A_BIDIRECTIONAL] = "bidirectional",
-	[NFC_A_INVERT] = "invert",
-	[NFC_A_ENABLED] = "enabled",
-	[NFC_A_STATS] = "stats",
-	[NFC_A_ENTRY] = "entry",
-	[NFC_A_BATCH_FLAGS] = "batch flags",
-	[NFC_A_BATCH_DONE] = "batch done",
-	[NFC_A_BATCH_SKIPPED] = "batch skipped",
-	[NFC_A_BATCH_FAIL_INDEX] = "batch fail index",
-	[NFC_A_BATCH_FAIL_REASON] = "batch fail reason",
-	[NFC_A_TEST_HITS] = "test hits",
-	[NFC_A_TEST_BITMAP] = "test bitmap",
-	[NFC_A_IMAGE_HEADER] = "image header",
-	[NFC_A_IMAGE_TABLE_BYTES] = "image table bytes",
-	[NFC_A_CHUNK_OFFSET] = "chunk offset",
-	[NFC_A_CHUNK_DATA] = "chunk data",
-	[NFC_A_LOADING] = "loading",
+	[NF_CUCKOO_A_PAD] = "pad",
+	[NF_CUCKOO_A_NAME] = "name",
+	[NF_CUCKOO_A_FAMILY] = "family",
+	[NF_CUCKOO_A_KEY_FIELDS] = "key",
+	[NF_CUCKOO_A_CAPACITY] = "capacity",
+	[NF_CUCKOO_A_FP_BITS] = "fingerprint",
+	[NF_CUCKOO_A_FPR] = "fpr",
+	[NF_CUCKOO_A_BUCKET_SIZE] = "bucket",
+	[NF_CUCKOO_A_MAX_KICKS] = "kicks",
+	[NF_CUCKOO_A_SEED] = "seed",
+	[NF_CUCKOO_A_HOOK] = "hook",
+	[NF_CUCKOO_A_PRIORITY] = "priority",
+	[NF_CUCKOO_A_ACTION] = "action",
+	[NF_CUCKOO_A_MARK] = "mark",
+	[NF_CUCKOO_A_MARK_MASK] = "mark mask",
+	[NF_CUCKOO_A_BIDIRECTIONAL] = "bidirectional",
+	[NF_CUCKOO_A_INVERT] = "invert",
+	[NF_CUCKOO_A_ENABLED] = "enabled",
+	[NF_CUCKOO_A_STATS] = "stats",
+	[NF_CUCKOO_A_ENTRY] = "entry",
+	[NF_CUCKOO_A_BATCH_FLAGS] = "batch flags",
+	[NF_CUCKOO_A_BATCH_DONE] = "batch done",
+	[NF_CUCKOO_A_BATCH_SKIPPED] = "batch skipped",
+	[NF_CUCKOO_A_BATCH_FAIL_INDEX] = "batch fail index",
+	[NF_CUCKOO_A_BATCH_FAIL_REASON] = "batch fail reason",
+	[NF_CUCKOO_A_TEST_HITS] = "test hits",
+	[NF_CUCKOO_A_TEST_BITMAP] = "test bitmap",
+	[NF_CUCKOO_A_IMAGE_HEADER] = "image header",
+	[NF_CUCKOO_A_IMAGE_TABLE_BYTES] = "image table bytes",
+	[NF_CUCKOO_A_CHUNK_OFFSET] = "chunk offset",
+	[NF_CUCKOO_A_CHUNK_DATA] = "chunk data",
+	[NF_CUCKOO_A_LOADING] = "loading",
 };
 
-const char *nfc_attr_name(int t)
+const char *nfcf_attr_name(int t)
 {
 	if (t > 0 && t < (int)(sizeof(attr_names) / sizeof(attr_names[0])) &&
 	    attr_names[t])
@@ -363,13 +363,13 @@ void nlerr_format(const struct nlerr *e, struct nl_msg *msg, char *buf,
 
 	if (e->has_offs && msg) {
 		t = attr_at(msg, e->offs);
-		what = nfc_attr_name(t);
+		what = nfcf_attr_name(t);
 		/* The name and entries are clear from the message. */
-		if (what && t != NFC_A_ENTRY && t != NFC_A_NAME)
+		if (what && t != NF_CUCKOO_A_ENTRY && t != NF_CUCKOO_A_NAME)
 			snprintf(extra, sizeof(extra), " [attribute: %s]", what);
 	}
 	if (e->has_miss) {
-		what = nfc_attr_name((int)e->miss_type);
+		what = nfcf_attr_name((int)e->miss_type);
 		if (what)
 			snprintf(extra, sizeof(extra), " [missing attribute: %s]",
 				 what);
@@ -382,5 +382,5 @@ void nlerr_format(const struct nlerr *e, struct nl_msg *msg, char *buf,
 
 int cfnl_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
-	return genlmsg_parse(nlh, 0, tb, NFC_A_MAX, NULL);
+	return genlmsg_parse(nlh, 0, tb, NF_CUCKOO_A_MAX, NULL);
 }

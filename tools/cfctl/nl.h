@@ -69,10 +69,10 @@ int cfnl_transact(struct cfnl *nl, struct nl_msg *msg,
 void nlerr_format(const struct nlerr *e, struct nl_msg *msg, char *buf,
 		  size_t len);
 
-/* Parse a reply's attributes (NFC_A_*). */
+/* Parse a reply's attributes (NF_CUCKOO_A_*). */
 int cfnl_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 
-/* The name of attribute type t of enum nfc_attr. */
-const char *nfc_attr_name(int t);
+/* The name of attribute type t of enum nf_cuckoo_attr. */
+const char *nfcf_attr_name(int t);
 
 #endif /* CFCTL_NL_H */

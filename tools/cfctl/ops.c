@@ -13,7 +13,7 @@
 #define WINDOW		32
 /* The most one entry takes in a message: an IPv6 record that starts an
  * attribute of its own. */
-#define ENTRY_MAX_BYTES	(NLA_HDRLEN + sizeof(struct nfc_entry_ipv6))
+#define ENTRY_MAX_BYTES	(NLA_HDRLEN + sizeof(struct nf_cuckoo_entry_ipv6))
 
 void opq_init(struct opq *q, struct cfnl *nl)
 {
@@ -83,31 +83,31 @@ struct op *opq_push(struct opq *q, struct nl_msg *msg, uint8_t cmd,
 
 static size_t batch_msg_size(struct opq *q)
 {
-	size_t want = (size_t)NFC_BATCH_MAX * ENTRY_MAX_BYTES + 256;
+	size_t want = (size_t)NF_CUCKOO_BATCH_MAX * ENTRY_MAX_BYTES + 256;
 
 	return want < q->nl->max_msg ? want : q->nl->max_msg;
 }
 
 /*
- * An entry goes as a record of NFC_A_ENTRIES_IPV4/IPV6, appended to the
+ * An entry goes as a record of NF_CUCKOO_A_ENTRIES_IPV4/IPV6, appended to the
  * message's last attribute while that is a packed one of its family with
- * room left: a third of the bytes of an NFC_A_ENTRY nest, and nothing for
+ * room left: a third of the bytes of an NF_CUCKOO_A_ENTRY nest, and nothing for
  * the kernel to parse.  Fields the text left out are 0, which the kernel
  * ignores unless its key needs them; entry_check() has made sure that the
  * text gave every field the key needs, and set the family.
  */
 static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 {
-	size_t size = e->family == NFC_FAMILY_IPV6 ?
-		      sizeof(struct nfc_entry_ipv6) :
-		      sizeof(struct nfc_entry_ipv4);
-	uint16_t type = e->family == NFC_FAMILY_IPV6 ? NFC_A_ENTRIES_IPV6 :
-						       NFC_A_ENTRIES_IPV4;
+	size_t size = e->family == NF_CUCKOO_FAMILY_IPV6 ?
+		      sizeof(struct nf_cuckoo_entry_ipv6) :
+		      sizeof(struct nf_cuckoo_entry_ipv4);
+	uint16_t type = e->family == NF_CUCKOO_FAMILY_IPV6 ? NF_CUCKOO_A_ENTRIES_IPV6 :
+						       NF_CUCKOO_A_ENTRIES_IPV4;
 	uint8_t *p;
 
 	if (q->packed && (q->packed->nla_type != type ||
 			  q->packed->nla_len - NLA_HDRLEN + size >
-			  NFC_ENTRIES_PACKED_BYTES))
+			  NF_CUCKOO_ENTRIES_PACKED_BYTES))
 		q->packed = NULL;
 	if (!q->packed) {
 		q->packed = nlmsg_reserve(msg, NLA_HDRLEN, NLA_ALIGNTO);
@@ -120,8 +120,8 @@ static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 	if (!p)
 		return -1;
 	q->packed->nla_len += (uint16_t)size;
-	if (e->family == NFC_FAMILY_IPV6) {
-		struct nfc_entry_ipv6 r = {
+	if (e->family == NF_CUCKOO_FAMILY_IPV6) {
+		struct nf_cuckoo_entry_ipv6 r = {
 			.sport = htons(e->sport), .dport = htons(e->dport),
 			.proto = e->proto,
 		};
@@ -130,7 +130,7 @@ static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 		memcpy(r.dst, e->dst, 16);
 		memcpy(p, &r, size);
 	} else {
-		struct nfc_entry_ipv4 r = {
+		struct nf_cuckoo_entry_ipv4 r = {
 			.sport = htons(e->sport), .dport = htons(e->dport),
 			.proto = e->proto,
 		};
@@ -148,7 +148,7 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 	struct op *op = q->cur;
 
 	if (op && (op->cmd != cmd || strcmp(op->name, name) ||
-		   q->cur_flags != flags || op->n >= NFC_BATCH_MAX ||
+		   q->cur_flags != flags || op->n >= NF_CUCKOO_BATCH_MAX ||
 		   nlmsg_hdr(op->msg)->nlmsg_len + ENTRY_MAX_BYTES >
 		   batch_msg_size(q)))
 		op = NULL;
@@ -156,8 +156,8 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 		struct nl_msg *msg = cfnl_msg(q->nl, cmd, NLM_F_ACK,
 					      batch_msg_size(q));
 
-		if (!msg || nla_put_string(msg, NFC_A_NAME, name) ||
-		    (flags && nla_put_u32(msg, NFC_A_BATCH_FLAGS, flags))) {
+		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, name) ||
+		    (flags && nla_put_u32(msg, NF_CUCKOO_A_BATCH_FLAGS, flags))) {
 			nlmsg_free(msg);
 			return -ENOMEM;
 		}
@@ -173,8 +173,8 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 		size_t cap = q->lines_cap ? q->lines_cap * 2 : 64;
 		uint32_t *l;
 
-		if (cap > NFC_BATCH_MAX)
-			cap = NFC_BATCH_MAX;
+		if (cap > NF_CUCKOO_BATCH_MAX)
+			cap = NF_CUCKOO_BATCH_MAX;
 		l = realloc(op->lines, cap * sizeof(*l));
 		if (!l)
 			return -ENOMEM;
@@ -191,8 +191,8 @@ int opq_zero_run(struct opq *q, const char *name, uint64_t off, uint64_t len,
 		 uint32_t line)
 {
 	while (len) {
-		uint64_t l = len < NFC_CHUNK_MAX ? len : NFC_CHUNK_MAX;
-		struct op *op = opq_push(q, NULL, NFC_CMD_LOAD_CHUNK, name,
+		uint64_t l = len < NF_CUCKOO_CHUNK_MAX ? len : NF_CUCKOO_CHUNK_MAX;
+		struct op *op = opq_push(q, NULL, NF_CUCKOO_CMD_LOAD_CHUNK, name,
 					 line);
 
 		if (!op)
@@ -214,37 +214,37 @@ uint32_t op_line(const struct op *op, uint32_t i)
 
 static bool is_batch(uint8_t cmd)
 {
-	return cmd == NFC_CMD_ADD_ENTRIES || cmd == NFC_CMD_DEL_ENTRIES ||
-	       cmd == NFC_CMD_TEST_ENTRIES;
+	return cmd == NF_CUCKOO_CMD_ADD_ENTRIES || cmd == NF_CUCKOO_CMD_DEL_ENTRIES ||
+	       cmd == NF_CUCKOO_CMD_TEST_ENTRIES;
 }
 
 static void batch_result(struct op *op, struct nlmsghdr *nlh)
 {
-	struct nlattr *tb[NFC_A_MAX + 1];
+	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
 
 	if (cfnl_parse(nlh, tb))
 		return;
 	op->has_result = true;
-	if (tb[NFC_A_BATCH_DONE])
-		op->r_done = nla_get_u32(tb[NFC_A_BATCH_DONE]);
-	if (tb[NFC_A_BATCH_SKIPPED])
-		op->r_skipped = nla_get_u32(tb[NFC_A_BATCH_SKIPPED]);
-	if (tb[NFC_A_BATCH_FAIL_INDEX])
-		op->r_fail_index = nla_get_u32(tb[NFC_A_BATCH_FAIL_INDEX]);
+	if (tb[NF_CUCKOO_A_BATCH_DONE])
+		op->r_done = nla_get_u32(tb[NF_CUCKOO_A_BATCH_DONE]);
+	if (tb[NF_CUCKOO_A_BATCH_SKIPPED])
+		op->r_skipped = nla_get_u32(tb[NF_CUCKOO_A_BATCH_SKIPPED]);
+	if (tb[NF_CUCKOO_A_BATCH_FAIL_INDEX])
+		op->r_fail_index = nla_get_u32(tb[NF_CUCKOO_A_BATCH_FAIL_INDEX]);
 	else
 		op->r_fail_index = UINT32_MAX;
-	if (tb[NFC_A_BATCH_FAIL_REASON])
-		op->r_fail_reason = nla_get_u32(tb[NFC_A_BATCH_FAIL_REASON]);
-	if (tb[NFC_A_TEST_HITS])
-		op->r_hits = nla_get_u32(tb[NFC_A_TEST_HITS]);
-	if (tb[NFC_A_TEST_BITMAP]) {
-		int len = nla_len(tb[NFC_A_TEST_BITMAP]);
+	if (tb[NF_CUCKOO_A_BATCH_FAIL_REASON])
+		op->r_fail_reason = nla_get_u32(tb[NF_CUCKOO_A_BATCH_FAIL_REASON]);
+	if (tb[NF_CUCKOO_A_TEST_HITS])
+		op->r_hits = nla_get_u32(tb[NF_CUCKOO_A_TEST_HITS]);
+	if (tb[NF_CUCKOO_A_TEST_BITMAP]) {
+		int len = nla_len(tb[NF_CUCKOO_A_TEST_BITMAP]);
 		size_t want = (op->n + 7) / 8;
 
 		free(op->bitmap);
 		op->bitmap = calloc(1, want ? want : 1);
 		if (op->bitmap)
-			memcpy(op->bitmap, nla_data(tb[NFC_A_TEST_BITMAP]),
+			memcpy(op->bitmap, nla_data(tb[NF_CUCKOO_A_TEST_BITMAP]),
 			       (size_t)len < want ? (size_t)len : want);
 	}
 }
@@ -300,13 +300,13 @@ static int recv_some(struct opq *q, bool block)
 
 static struct nl_msg *zero_chunk(struct opq *q, struct op *op)
 {
-	static uint8_t zeros[NFC_CHUNK_MAX];
-	struct nl_msg *msg = cfnl_msg(q->nl, NFC_CMD_LOAD_CHUNK, NLM_F_ACK,
-				      NFC_CHUNK_MAX + 512);
+	static uint8_t zeros[NF_CUCKOO_CHUNK_MAX];
+	struct nl_msg *msg = cfnl_msg(q->nl, NF_CUCKOO_CMD_LOAD_CHUNK, NLM_F_ACK,
+				      NF_CUCKOO_CHUNK_MAX + 512);
 
-	if (!msg || nla_put_string(msg, NFC_A_NAME, op->name) ||
-	    nla_put_u64(msg, NFC_A_CHUNK_OFFSET, op->zoff) ||
-	    nla_put(msg, NFC_A_CHUNK_DATA, (int)op->zlen, zeros)) {
+	if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, op->name) ||
+	    nla_put_u64(msg, NF_CUCKOO_A_CHUNK_OFFSET, op->zoff) ||
+	    nla_put(msg, NF_CUCKOO_A_CHUNK_DATA, (int)op->zlen, zeros)) {
 		nlmsg_free(msg);
 		return NULL;
 	}

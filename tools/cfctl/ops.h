@@ -4,8 +4,8 @@
  *
  * Verbs that send many requests (add, del, test, restore) first build the
  * whole queue, so that bad input is found before anything is applied, and
- * then run it.  Entries are packed into batches (NFC_A_ENTRY repeated, up
- * to NFC_BATCH_MAX and what the socket takes); each op remembers the input
+ * then run it.  Entries are packed into batches (NF_CUCKOO_A_ENTRY repeated, up
+ * to NF_CUCKOO_BATCH_MAX and what the socket takes); each op remembers the input
  * line (or argument) of each of its entries for error messages.
  *
  * The queue stops at the first failure.  Generic netlink handles a request
@@ -23,7 +23,7 @@ struct op {
 	struct op *next;
 	struct nl_msg *msg;	/* NULL for a zero run until it is sent */
 	uint8_t cmd;
-	char name[NFC_NAME_MAXLEN];
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t line;		/* input line (or argument) of the op */
 	uint32_t *lines;	/* batches: line of each entry */
 	uint32_t n;		/* batches: entries */

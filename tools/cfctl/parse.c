@@ -147,8 +147,8 @@ int parse_fpr(const char *s, uint32_t *ppb)
 		v /= 100.0;
 	if (!(v > 0.0 && v < 1.0))
 		return -1;
-	p = floor(v * NFC_FPR_SCALE + 0.5);
-	if (p < 1.0 || p > NFC_FPR_SCALE - 1.0)
+	p = floor(v * NF_CUCKOO_FPR_SCALE + 0.5);
+	if (p < 1.0 || p > NF_CUCKOO_FPR_SCALE - 1.0)
 		return -1;
 	*ppb = (uint32_t)p;
 	return 0;
@@ -259,11 +259,11 @@ const char *proto_name(uint8_t proto)
 int parse_family(const char *s, uint8_t *out)
 {
 	if (!strcmp(s, "ip") || !strcmp(s, "ipv4") || !strcmp(s, "4"))
-		*out = NFC_FAMILY_IPV4;
+		*out = NF_CUCKOO_FAMILY_IPV4;
 	else if (!strcmp(s, "ip6") || !strcmp(s, "ipv6") || !strcmp(s, "6"))
-		*out = NFC_FAMILY_IPV6;
+		*out = NF_CUCKOO_FAMILY_IPV6;
 	else if (!strcmp(s, "inet") || !strcmp(s, "any"))
-		*out = NFC_FAMILY_INET;
+		*out = NF_CUCKOO_FAMILY_INET;
 	else
 		return -1;
 	return 0;
@@ -272,9 +272,9 @@ int parse_family(const char *s, uint8_t *out)
 const char *family_name(uint8_t family)
 {
 	switch (family) {
-	case NFC_FAMILY_IPV4: return "ip";
-	case NFC_FAMILY_IPV6: return "ip6";
-	case NFC_FAMILY_INET: return "inet";
+	case NF_CUCKOO_FAMILY_IPV4: return "ip";
+	case NF_CUCKOO_FAMILY_IPV6: return "ip6";
+	case NF_CUCKOO_FAMILY_INET: return "inet";
 	}
 	return "unknown";
 }
@@ -285,11 +285,11 @@ static const struct {
 	uint32_t bit;
 	const char *desc;
 } key_fields[] = {
-	{ "src", "saddr", NFC_KEY_SRC_ADDR, "source address" },
-	{ "dst", "daddr", NFC_KEY_DST_ADDR, "destination address" },
-	{ "sport", "sp", NFC_KEY_SRC_PORT, "source port" },
-	{ "dport", "dp", NFC_KEY_DST_PORT, "destination port" },
-	{ "proto", "protocol", NFC_KEY_PROTO, "protocol" },
+	{ "src", "saddr", NF_CUCKOO_KEY_SRC_ADDR, "source address" },
+	{ "dst", "daddr", NF_CUCKOO_KEY_DST_ADDR, "destination address" },
+	{ "sport", "sp", NF_CUCKOO_KEY_SRC_PORT, "source port" },
+	{ "dport", "dp", NF_CUCKOO_KEY_DST_PORT, "destination port" },
+	{ "proto", "protocol", NF_CUCKOO_KEY_PROTO, "protocol" },
 };
 #define NKEYF (sizeof(key_fields) / sizeof(key_fields[0]))
 
@@ -321,7 +321,7 @@ int parse_key_fields(const char *s, uint32_t *out, char *err, size_t errlen)
 	size_t i;
 
 	if (!strcmp(s, "all") || !strcmp(s, "5tuple") || !strcmp(s, "5-tuple")) {
-		*out = NFC_KEY_ALL;
+		*out = NF_CUCKOO_KEY_ALL;
 		return 0;
 	}
 	if (strlen(s) >= sizeof(buf) || !*s || s[0] == ',' ||
@@ -361,19 +361,19 @@ int format_key_fields(uint32_t fields, char *buf, size_t len)
 		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
 				off ? "," : "", key_fields[i].name);
 	}
-	if (fields & ~NFC_KEY_ALL)
+	if (fields & ~NF_CUCKOO_KEY_ALL)
 		off += snprintf(buf + off, off < len ? len - off : 0,
 				"%s0x%x", off ? "," : "",
-				fields & ~NFC_KEY_ALL);
+				fields & ~NF_CUCKOO_KEY_ALL);
 	return (int)off;
 }
 
 static const char *const hooks[] = {
-	[NFC_HOOK_PREROUTING] = "prerouting",
-	[NFC_HOOK_INPUT] = "input",
-	[NFC_HOOK_FORWARD] = "forward",
-	[NFC_HOOK_OUTPUT] = "output",
-	[NFC_HOOK_POSTROUTING] = "postrouting",
+	[NF_CUCKOO_HOOK_PREROUTING] = "prerouting",
+	[NF_CUCKOO_HOOK_INPUT] = "input",
+	[NF_CUCKOO_HOOK_FORWARD] = "forward",
+	[NF_CUCKOO_HOOK_OUTPUT] = "output",
+	[NF_CUCKOO_HOOK_POSTROUTING] = "postrouting",
 };
 
 int parse_hook(const char *s, uint8_t *out)
@@ -431,7 +431,7 @@ int parse_mark(const char *s, uint32_t *mark, uint32_t *mask)
 		if (parse_u32(slash + 1, mask))
 			return -1;
 	} else {
-		*mask = NFC_MARK_MASK_DEFAULT;
+		*mask = NF_CUCKOO_MARK_MASK_DEFAULT;
 	}
 	return 0;
 }
@@ -439,9 +439,9 @@ int parse_mark(const char *s, uint32_t *mark, uint32_t *mask)
 const char *action_name(uint8_t action)
 {
 	switch (action) {
-	case NFC_ACTION_NONE: return "count";
-	case NFC_ACTION_DROP: return "drop";
-	case NFC_ACTION_MARK: return "mark";
+	case NF_CUCKOO_ACTION_NONE: return "count";
+	case NF_CUCKOO_ACTION_DROP: return "drop";
+	case NF_CUCKOO_ACTION_MARK: return "mark";
 	}
 	return "unknown";
 }
@@ -454,9 +454,9 @@ int check_name(const char *s, char *err, size_t errlen)
 		seterr(err, errlen, "empty filter name");
 		return -1;
 	}
-	if (len > NFC_NAME_MAXLEN - 1) {
+	if (len > NF_CUCKOO_NAME_MAXLEN - 1) {
 		seterr(err, errlen, "filter name '%.40s%s' is too long (at most %d characters)",
-		       s, len > 40 ? "..." : "", NFC_NAME_MAXLEN - 1);
+		       s, len > 40 ? "..." : "", NF_CUCKOO_NAME_MAXLEN - 1);
 		return -1;
 	}
 	for (i = 0; i < len; i++) {
@@ -495,8 +495,8 @@ void filter_spec_free(struct filter_spec *fs)
 
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks)
 {
-	ks->fields = fs->have & HAVE_KEY ? fs->key_fields : NFC_KEY_ALL;
-	ks->families = fs->have & HAVE_FAMILY ? fs->family : NFC_FAMILY_INET;
+	ks->fields = fs->have & HAVE_KEY ? fs->key_fields : NF_CUCKOO_KEY_ALL;
+	ks->families = fs->have & HAVE_FAMILY ? fs->family : NF_CUCKOO_FAMILY_INET;
 	ks->bidir = fs->have & HAVE_BIDIR ? fs->bidir : false;
 }
 
@@ -567,10 +567,10 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 
 			ONCE(HAVE_FP_BITS);
 			NEED_VALUE();
-			if (parse_u64(v, &x) || x < NFC_FP_BITS_MIN ||
-			    x > NFC_FP_BITS_MAX) {
+			if (parse_u64(v, &x) || x < NF_CUCKOO_FP_BITS_MIN ||
+			    x > NF_CUCKOO_FP_BITS_MAX) {
 				seterr(err, errlen, "bad fingerprint size '%s' (want %d to %d bits)",
-				       v, NFC_FP_BITS_MIN, NFC_FP_BITS_MAX);
+				       v, NF_CUCKOO_FP_BITS_MIN, NF_CUCKOO_FP_BITS_MAX);
 				return -1;
 			}
 			fs->fp_bits = (uint8_t)x;
@@ -597,9 +597,9 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 
 			ONCE(HAVE_KICKS);
 			NEED_VALUE();
-			if (parse_u64(v, &x) || x < 1 || x > NFC_MAX_KICKS_MAX) {
+			if (parse_u64(v, &x) || x < 1 || x > NF_CUCKOO_MAX_KICKS_MAX) {
 				seterr(err, errlen, "bad kicks '%s' (want 1 to %d)", v,
-				       NFC_MAX_KICKS_MAX);
+				       NF_CUCKOO_MAX_KICKS_MAX);
 				return -1;
 			}
 			fs->kicks = (uint16_t)x;
@@ -628,11 +628,11 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 			ONCE(HAVE_ACTION);
 			NEED_VALUE();
 			if (!strcmp(v, "drop")) {
-				fs->action = NFC_ACTION_DROP;
+				fs->action = NF_CUCKOO_ACTION_DROP;
 			} else if (!strcmp(v, "count") || !strcmp(v, "none")) {
-				fs->action = NFC_ACTION_NONE;
+				fs->action = NF_CUCKOO_ACTION_NONE;
 			} else if (!strcmp(v, "mark")) {
-				fs->action = NFC_ACTION_MARK;
+				fs->action = NF_CUCKOO_ACTION_MARK;
 				NEED_VALUE();
 				if (parse_mark(v, &fs->mark, &fs->mark_mask)) {
 					seterr(err, errlen, "bad mark '%s' (want VALUE or VALUE/MASK, 32-bit numbers)", v);
@@ -680,9 +680,9 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				return -1;
 			}
 			got = b64_decode(v, len, fs->image);
-			if (got <= 0 || got > NFC_IMAGE_HEADER_MAXLEN) {
+			if (got <= 0 || got > NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
 				seterr(err, errlen, "bad image header (want base64, at most %d bytes)",
-				       NFC_IMAGE_HEADER_MAXLEN);
+				       NF_CUCKOO_IMAGE_HEADER_MAXLEN);
 				return -1;
 			}
 			fs->image_len = (size_t)got;

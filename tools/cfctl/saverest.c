@@ -12,10 +12,10 @@
  *   load NAME OFFSET zero LEN	LEN zero bytes at OFFSET
  *
  * The image header and the table are the kernel's opaque save image
- * (NFC_CMD_SAVE), in base64; load lines come in order of offset, each
+ * (NF_CUCKOO_CMD_SAVE), in base64; load lines come in order of offset, each
  * starting where the previous one ended.  A create line with `image`
- * becomes NFC_CMD_LOAD_BEGIN, the load lines NFC_CMD_LOAD_CHUNKs, and the
- * first line after them (or the end) NFC_CMD_LOAD_END.
+ * becomes NF_CUCKOO_CMD_LOAD_BEGIN, the load lines NF_CUCKOO_CMD_LOAD_CHUNKs, and the
+ * first line after them (or the end) NF_CUCKOO_CMD_LOAD_END.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,7 +42,7 @@ struct save_ctx {
 static void save_cb(struct nlmsghdr *nlh, void *arg)
 {
 	struct save_ctx *s = arg;
-	struct nlattr *tb[NFC_A_MAX + 1];
+	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
 
 	if (s->bad[0])
 		return;
@@ -52,9 +52,9 @@ static void save_cb(struct nlmsghdr *nlh, void *arg)
 		snprintf(s->bad, sizeof(s->bad), "unreadable message in the save dump");
 		return;
 	}
-	if (!s->have_fi && tb[NFC_A_IMAGE_HEADER]) {
+	if (!s->have_fi && tb[NF_CUCKOO_A_IMAGE_HEADER]) {
 		info_parse(nlh, &s->fi);
-		if (!s->fi.has_image || !tb[NFC_A_IMAGE_TABLE_BYTES]) {
+		if (!s->fi.has_image || !tb[NF_CUCKOO_A_IMAGE_TABLE_BYTES]) {
 			snprintf(s->bad, sizeof(s->bad), "the save dump lacks the image header or its table size");
 			return;
 		}
@@ -67,21 +67,21 @@ static void save_cb(struct nlmsghdr *nlh, void *arg)
 			return;
 		}
 	}
-	if (tb[NFC_A_CHUNK_DATA]) {
+	if (tb[NF_CUCKOO_A_CHUNK_DATA]) {
 		uint64_t off;
-		uint32_t len = (uint32_t)nla_len(tb[NFC_A_CHUNK_DATA]);
+		uint32_t len = (uint32_t)nla_len(tb[NF_CUCKOO_A_CHUNK_DATA]);
 
-		if (!s->have_fi || !tb[NFC_A_CHUNK_OFFSET]) {
+		if (!s->have_fi || !tb[NF_CUCKOO_A_CHUNK_OFFSET]) {
 			snprintf(s->bad, sizeof(s->bad), "a table chunk without its offset or before the header");
 			return;
 		}
-		off = nla_get_u64(tb[NFC_A_CHUNK_OFFSET]);
+		off = nla_get_u64(tb[NF_CUCKOO_A_CHUNK_OFFSET]);
 		if (off != s->got || len > s->table_len - s->got) {
 			snprintf(s->bad, sizeof(s->bad), "table chunk at offset %" PRIu64 " of %u bytes, expected offset %" PRIu64 " (table %" PRIu64 " bytes)",
 				 off, len, s->got, s->table_len);
 			return;
 		}
-		memcpy(s->table + off, nla_data(tb[NFC_A_CHUNK_DATA]), len);
+		memcpy(s->table + off, nla_data(tb[NF_CUCKOO_A_CHUNK_DATA]), len);
 		s->got += len;
 	}
 }
@@ -145,8 +145,8 @@ static int save_one(struct cfnl *nl, const char *name, FILE *out)
 
 	for (tries = 0;; tries++) {
 		memset(&s, 0, sizeof(s));
-		msg = cfnl_msg(nl, NFC_CMD_SAVE, NLM_F_DUMP, 0);
-		if (!msg || nla_put_string(msg, NFC_A_NAME, name)) {
+		msg = cfnl_msg(nl, NF_CUCKOO_CMD_SAVE, NLM_F_DUMP, 0);
+		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, name)) {
 			nlmsg_free(msg);
 			errmsg("out of memory");
 			return -ENOMEM;
@@ -244,7 +244,7 @@ int cmd_save(int argc, char **argv)
 #define RESTORE_MAX_WORDS	64
 
 struct known {
-	char name[NFC_NAME_MAXLEN];
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	struct keyspec ks;
 	bool exists;
 	uint32_t line;		/* where it was created or destroyed */
@@ -258,7 +258,7 @@ struct rctx {
 	size_t last;		/* k[last]: the filter of the last entry line */
 	/* a table being loaded */
 	bool loading;
-	char lname[NFC_NAME_MAXLEN];
+	char lname[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t lline;		/* its create line */
 	uint64_t loff;		/* table bytes so far (lines) */
 	uint64_t pstart;	/* table offset of pend[0] */
@@ -360,14 +360,14 @@ static int emit_chunk(struct rctx *r, size_t len)
 {
 	struct nl_msg *msg;
 
-	msg = cfnl_msg(r->nl, NFC_CMD_LOAD_CHUNK, NLM_F_ACK, len + 256);
-	if (!msg || nla_put_string(msg, NFC_A_NAME, r->lname) ||
-	    nla_put_u64(msg, NFC_A_CHUNK_OFFSET, r->pstart) ||
-	    nla_put(msg, NFC_A_CHUNK_DATA, (int)len, r->pend)) {
+	msg = cfnl_msg(r->nl, NF_CUCKOO_CMD_LOAD_CHUNK, NLM_F_ACK, len + 256);
+	if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, r->lname) ||
+	    nla_put_u64(msg, NF_CUCKOO_A_CHUNK_OFFSET, r->pstart) ||
+	    nla_put(msg, NF_CUCKOO_A_CHUNK_DATA, (int)len, r->pend)) {
 		nlmsg_free(msg);
 		RERR(r, EXIT_FAIL, "out of memory");
 	}
-	if (!opq_push(&r->q, msg, NFC_CMD_LOAD_CHUNK, r->lname, r->pline))
+	if (!opq_push(&r->q, msg, NF_CUCKOO_CMD_LOAD_CHUNK, r->lname, r->pline))
 		RERR(r, EXIT_FAIL, "out of memory");
 	r->pstart += len;
 	r->plen = 0;
@@ -378,12 +378,12 @@ static int pend_bytes(struct rctx *r, const uint8_t *p, uint64_t n,
 		      uint32_t line)
 {
 	while (n) {
-		size_t room = NFC_CHUNK_MAX - r->plen;
+		size_t room = NF_CUCKOO_CHUNK_MAX - r->plen;
 		size_t take = n < room ? (size_t)n : room;
 
 		/* Long runs of zeros go as they are, made when sent. */
-		if (!p && !r->plen && n >= NFC_CHUNK_MAX) {
-			uint64_t run = n - n % NFC_CHUNK_MAX;
+		if (!p && !r->plen && n >= NF_CUCKOO_CHUNK_MAX) {
+			uint64_t run = n - n % NF_CUCKOO_CHUNK_MAX;
 
 			if (opq_zero_run(&r->q, r->lname, r->pstart, run, line))
 				RERR(r, EXIT_FAIL, "out of memory");
@@ -401,7 +401,7 @@ static int pend_bytes(struct rctx *r, const uint8_t *p, uint64_t n,
 		}
 		r->plen += take;
 		n -= take;
-		if (r->plen == NFC_CHUNK_MAX && emit_chunk(r, r->plen))
+		if (r->plen == NF_CUCKOO_CHUNK_MAX && emit_chunk(r, r->plen))
 			return -1;
 	}
 	return 0;
@@ -419,8 +419,8 @@ static int end_load(struct rctx *r, uint32_t line)
 		     r->lname, r->lline, r->loff);
 	if (r->plen && emit_chunk(r, r->plen))
 		return -1;
-	msg = build_named(r->nl, NFC_CMD_LOAD_END, r->lname);
-	if (!msg || !opq_push(&r->q, msg, NFC_CMD_LOAD_END, r->lname, line))
+	msg = build_named(r->nl, NF_CUCKOO_CMD_LOAD_END, r->lname);
+	if (!msg || !opq_push(&r->q, msg, NF_CUCKOO_CMD_LOAD_END, r->lname, line))
 		RERR(r, EXIT_FAIL, "out of memory");
 	return 0;
 }
@@ -462,7 +462,7 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 	}
 	msg = build_create(r->nl, &fs);
 	op = msg ? opq_push(&r->q, msg, fs.have & HAVE_IMAGE ?
-			    NFC_CMD_LOAD_BEGIN : NFC_CMD_NEW, fs.name, line) :
+			    NF_CUCKOO_CMD_LOAD_BEGIN : NF_CUCKOO_CMD_NEW, fs.name, line) :
 		   NULL;
 	if (!op) {
 		filter_spec_free(&fs);
@@ -539,7 +539,7 @@ static int r_named(struct rctx *r, char **w, int n, uint32_t line,
 		RERR(r, EXIT_USAGE, "%s", err);
 	if (need_filter(r, w[1], &k))
 		return -1;
-	if (cmd == NFC_CMD_SET) {
+	if (cmd == NF_CUCKOO_CMD_SET) {
 		snprintf(fs.name, sizeof(fs.name), "%s", w[1]);
 		if (parse_filter_spec(w + 2, n - 2, &fs, true, false, err,
 				      sizeof(err)))
@@ -555,7 +555,7 @@ static int r_named(struct rctx *r, char **w, int n, uint32_t line,
 	}
 	if (!msg || !opq_push(&r->q, msg, cmd, w[1], line))
 		RERR(r, EXIT_FAIL, "out of memory");
-	if (cmd == NFC_CMD_DEL) {
+	if (cmd == NF_CUCKOO_CMD_DEL) {
 		k->exists = false;
 		k->line = line;
 	}
@@ -591,8 +591,8 @@ static int r_entry(struct rctx *r, char **w, int n, uint32_t line,
 	    entry_check(&e, &k->ks, w[1], err, sizeof(err)))
 		RERR(r, EXIT_USAGE, "%s", err);
 	if (opts.exist)
-		flags = cmd == NFC_CMD_ADD_ENTRIES ? NFC_BATCH_F_UNIQUE :
-						     NFC_BATCH_F_MISSING_OK;
+		flags = cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
+						     NF_CUCKOO_BATCH_F_MISSING_OK;
 	if (opq_entry(&r->q, cmd, w[1], flags, &e, line))
 		RERR(r, EXIT_FAIL, "out of memory");
 	r->entries++;
@@ -614,19 +614,19 @@ static int r_line(struct rctx *r, char *line, uint32_t lineno)
 		if (end_load(r, lineno))
 			return -1;
 	if (!strcmp(w[0], "add"))	/* first: a bulk list is all adds */
-		return r_entry(r, w, n, lineno, NFC_CMD_ADD_ENTRIES);
+		return r_entry(r, w, n, lineno, NF_CUCKOO_CMD_ADD_ENTRIES);
 	if (!strcmp(w[0], "create"))
 		return r_create(r, w, n, lineno);
 	if (!strcmp(w[0], "load"))
 		return r_load(r, w, n, lineno);
 	if (!strcmp(w[0], "del") || !strcmp(w[0], "delete"))
-		return r_entry(r, w, n, lineno, NFC_CMD_DEL_ENTRIES);
+		return r_entry(r, w, n, lineno, NF_CUCKOO_CMD_DEL_ENTRIES);
 	if (!strcmp(w[0], "destroy"))
-		return r_named(r, w, n, lineno, NFC_CMD_DEL);
+		return r_named(r, w, n, lineno, NF_CUCKOO_CMD_DEL);
 	if (!strcmp(w[0], "flush"))
-		return r_named(r, w, n, lineno, NFC_CMD_FLUSH);
+		return r_named(r, w, n, lineno, NF_CUCKOO_CMD_FLUSH);
 	if (!strcmp(w[0], "set"))
-		return r_named(r, w, n, lineno, NFC_CMD_SET);
+		return r_named(r, w, n, lineno, NF_CUCKOO_CMD_SET);
 	RERR(r, EXIT_USAGE, "unknown command '%.40s' (a restore stream has create, add, del, destroy, flush, set and load lines)",
 	     w[0]);
 }
@@ -666,7 +666,7 @@ int cmd_restore(int argc, char **argv)
 	}
 	r.nl = &nl;
 	opq_init(&r.q, &nl);
-	r.pend = malloc(NFC_CHUNK_MAX);
+	r.pend = malloc(NF_CUCKOO_CHUNK_MAX);
 	if (!r.pend) {
 		errmsg("out of memory");
 		ret = EXIT_FAIL;
@@ -704,17 +704,17 @@ int cmd_restore(int argc, char **argv)
 		struct op *op = r.q.failed;
 
 		report_failure(&r.q, err, "line", NULL, 0);
-		if (op && (op->cmd == NFC_CMD_LOAD_CHUNK ||
-			   op->cmd == NFC_CMD_LOAD_END ||
-			   op->cmd == NFC_CMD_LOAD_BEGIN))
+		if (op && (op->cmd == NF_CUCKOO_CMD_LOAD_CHUNK ||
+			   op->cmd == NF_CUCKOO_CMD_LOAD_END ||
+			   op->cmd == NF_CUCKOO_CMD_LOAD_BEGIN))
 			errmsg("the restore of filter %s was abandoned: the kernel discards it",
 			       op->name);
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	if (opts.verbose) {
-		uint64_t added = opq_applied(&r.q, NFC_CMD_ADD_ENTRIES);
-		uint64_t deleted = opq_applied(&r.q, NFC_CMD_DEL_ENTRIES);
+		uint64_t added = opq_applied(&r.q, NF_CUCKOO_CMD_ADD_ENTRIES);
+		uint64_t deleted = opq_applied(&r.q, NF_CUCKOO_CMD_DEL_ENTRIES);
 
 		fprintf(stderr, "restore: %" PRIu64 " entries added, %" PRIu64 " deleted, %zu requests in %.3f s (%.0f entries/s)\n",
 			added, deleted, r.q.nops, t1 - t0,

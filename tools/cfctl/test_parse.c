@@ -146,16 +146,16 @@ static void t_words(void)
 	CHECK(!proto_has_ports(1) && !proto_has_ports(58) && !proto_has_ports(47),
 	      "portless protocols");
 
-	CHECK(!parse_family("ip", &b) && b == NFC_FAMILY_IPV4, "ip");
-	CHECK(!parse_family("ip6", &b) && b == NFC_FAMILY_IPV6, "ip6");
-	CHECK(!parse_family("inet", &b) && b == NFC_FAMILY_INET, "inet");
+	CHECK(!parse_family("ip", &b) && b == NF_CUCKOO_FAMILY_IPV4, "ip");
+	CHECK(!parse_family("ip6", &b) && b == NF_CUCKOO_FAMILY_IPV6, "ip6");
+	CHECK(!parse_family("inet", &b) && b == NF_CUCKOO_FAMILY_INET, "inet");
 	CHECK(parse_family("inet6", &b), "inet6 is ipset's, not ours");
-	CHECK(!strcmp(family_name(NFC_FAMILY_INET), "inet"), "family_name");
+	CHECK(!strcmp(family_name(NF_CUCKOO_FAMILY_INET), "inet"), "family_name");
 
-	CHECK(!parse_hook("prerouting", &b) && b == NFC_HOOK_PREROUTING, "prerouting");
-	CHECK(!parse_hook("postrouting", &b) && b == NFC_HOOK_POSTROUTING, "postrouting");
+	CHECK(!parse_hook("prerouting", &b) && b == NF_CUCKOO_HOOK_PREROUTING, "prerouting");
+	CHECK(!parse_hook("postrouting", &b) && b == NF_CUCKOO_HOOK_POSTROUTING, "postrouting");
 	CHECK(parse_hook("ingress", &b), "ingress");
-	CHECK(!strcmp(hook_name(NFC_HOOK_FORWARD), "forward"), "hook_name");
+	CHECK(!strcmp(hook_name(NF_CUCKOO_HOOK_FORWARD), "forward"), "hook_name");
 
 	CHECK(!parse_priority("-300", &prio) && prio == -300, "-300");
 	CHECK(!parse_priority("raw", &prio) && prio == -300, "raw");
@@ -163,7 +163,7 @@ static void t_words(void)
 	CHECK(parse_priority("2147483648", &prio), "priority overflow");
 
 	CHECK(!parse_mark("5", &mark, &mask) && mark == 5 &&
-	      mask == NFC_MARK_MASK_DEFAULT, "mark 5");
+	      mask == NF_CUCKOO_MARK_MASK_DEFAULT, "mark 5");
 	CHECK(!parse_mark("0x10/0xff", &mark, &mask) && mark == 16 &&
 	      mask == 255, "mark 0x10/0xff");
 	CHECK(parse_mark("1/", &mark, &mask), "1/");
@@ -171,17 +171,17 @@ static void t_words(void)
 	CHECK(parse_mark("4294967296", &mark, &mask), "mark overflow");
 
 	CHECK(!parse_key_fields("src,dst", &f, err, sizeof(err)) &&
-	      f == (NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR), "src,dst");
-	CHECK(!parse_key_fields("all", &f, err, sizeof(err)) && f == NFC_KEY_ALL,
+	      f == (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR), "src,dst");
+	CHECK(!parse_key_fields("all", &f, err, sizeof(err)) && f == NF_CUCKOO_KEY_ALL,
 	      "all");
 	CHECK(!parse_key_fields("proto,dport", &f, err, sizeof(err)) &&
-	      f == (NFC_KEY_PROTO | NFC_KEY_DST_PORT), "proto,dport");
+	      f == (NF_CUCKOO_KEY_PROTO | NF_CUCKOO_KEY_DST_PORT), "proto,dport");
 	CHECK(parse_key_fields("src,src", &f, err, sizeof(err)), "src,src");
 	CHECK(parse_key_fields("src,", &f, err, sizeof(err)), "src,");
 	CHECK(parse_key_fields("", &f, err, sizeof(err)), "empty key");
 	CHECK(parse_key_fields("ttl", &f, err, sizeof(err)) &&
 	      strstr(err, "ttl"), "unknown field named: %s", err);
-	format_key_fields(NFC_KEY_ALL, buf, sizeof(buf));
+	format_key_fields(NF_CUCKOO_KEY_ALL, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "src,dst,sport,dport,proto"), "format all: %s", buf);
 
 	CHECK(!check_name("a", err, sizeof(err)), "name a");
@@ -223,36 +223,36 @@ static void t_entry_parse(void)
 
 	CHECK(!parse1("udp 10.0.0.1:5353 10.0.0.2:53", &e, err), "udp v4: %s", err);
 	inet_pton(AF_INET, "10.0.0.1", a);
-	CHECK(e.given == NFC_KEY_ALL && e.family == NFC_FAMILY_IPV4 &&
+	CHECK(e.given == NF_CUCKOO_KEY_ALL && e.family == NF_CUCKOO_FAMILY_IPV4 &&
 	      e.proto == 17 && e.sport == 5353 && e.dport == 53 &&
 	      !memcmp(e.src, a, 4) && !memcmp(e.src + 4, "\0\0\0\0\0\0\0\0\0\0\0\0", 12),
 	      "udp v4 fields");
 	CHECK(!parse1("tcp [2001:db8::1]:443 [2001:db8::2]:50000", &e, err),
 	      "tcp v6: %s", err);
 	inet_pton(AF_INET6, "2001:db8::2", a);
-	CHECK(e.given == NFC_KEY_ALL && e.family == NFC_FAMILY_IPV6 &&
+	CHECK(e.given == NF_CUCKOO_KEY_ALL && e.family == NF_CUCKOO_FAMILY_IPV6 &&
 	      e.proto == 6 && e.sport == 443 && e.dport == 50000 &&
 	      !memcmp(e.dst, a, 16), "tcp v6 fields");
-	CHECK(!parse1("src 10.0.0.1", &e, err) && e.given == NFC_KEY_SRC_ADDR,
+	CHECK(!parse1("src 10.0.0.1", &e, err) && e.given == NF_CUCKOO_KEY_SRC_ADDR,
 	      "src only");
 	CHECK(!parse1("dst 10.0.0.1:80", &e, err) &&
-	      e.given == (NFC_KEY_DST_ADDR | NFC_KEY_DST_PORT) && e.dport == 80,
+	      e.given == (NF_CUCKOO_KEY_DST_ADDR | NF_CUCKOO_KEY_DST_PORT) && e.dport == 80,
 	      "dst with port");
 	CHECK(!parse1("10.0.0.1 10.0.0.2", &e, err) &&
-	      e.given == (NFC_KEY_SRC_ADDR | NFC_KEY_DST_ADDR), "two addresses");
-	CHECK(!parse1("2001:db8::1", &e, err) && e.family == NFC_FAMILY_IPV6 &&
-	      e.given == NFC_KEY_SRC_ADDR, "bare v6");
-	CHECK(!parse1("[2001:db8::1]", &e, err) && e.given == NFC_KEY_SRC_ADDR,
+	      e.given == (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR), "two addresses");
+	CHECK(!parse1("2001:db8::1", &e, err) && e.family == NF_CUCKOO_FAMILY_IPV6 &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "bare v6");
+	CHECK(!parse1("[2001:db8::1]", &e, err) && e.given == NF_CUCKOO_KEY_SRC_ADDR,
 	      "bracketed v6 without port");
 	CHECK(!parse1("icmp 10.0.0.1 10.0.0.2", &e, err) && e.proto == 1,
 	      "icmp");
 	CHECK(!parse1("sport 53 dport 54 proto udp", &e, err) &&
-	      e.given == (NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT | NFC_KEY_PROTO) &&
+	      e.given == (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT | NF_CUCKOO_KEY_PROTO) &&
 	      e.family == 0, "keywords only");
 	CHECK(!parse1("17 10.0.0.1:1 10.0.0.2:2", &e, err) && e.proto == 17,
 	      "protocol number");
 	CHECK(!parse1("udp src 10.0.0.1:1 dst 10.0.0.2:2", &e, err) &&
-	      e.given == NFC_KEY_ALL, "proto then keywords");
+	      e.given == NF_CUCKOO_KEY_ALL, "proto then keywords");
 
 	CHECK(parse1("icmp 10.0.0.1:1 10.0.0.2", &e, err) &&
 	      strstr(err, "no ports"), "icmp with port: %s", err);
@@ -302,10 +302,10 @@ static void t_entry_multi(void)
 
 	w = words("1.1.1.1 , 2.2.2.2", &n);
 	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 2 &&
-	      e.given == NFC_KEY_SRC_ADDR, "',' separates: used %d", used);
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "',' separates: used %d", used);
 	w = words("1.1.1.1, 2.2.2.2", &n);
 	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 1 &&
-	      e.given == NFC_KEY_SRC_ADDR, "trailing ',' separates");
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "trailing ',' separates");
 	w = words("tcp 1.1.1.1:1 2.2.2.2:2 src 3.3.3.3", &n);
 	CHECK(!entry_parse(w, n, true, &e, &used, err, ERRLEN) && used == 3,
 	      "repeated field starts the next entry: used %d", used);
@@ -315,11 +315,11 @@ static void t_entry_multi(void)
 
 static void t_entry_check(void)
 {
-	struct keyspec all = { NFC_KEY_ALL, NFC_FAMILY_INET, false };
-	struct keyspec src = { NFC_KEY_SRC_ADDR, NFC_FAMILY_INET, false };
-	struct keyspec v4 = { NFC_KEY_ALL, NFC_FAMILY_IPV4, false };
-	struct keyspec ports6 = { NFC_KEY_SRC_PORT | NFC_KEY_DST_PORT | NFC_KEY_PROTO,
-				  NFC_FAMILY_IPV6, false };
+	struct keyspec all = { NF_CUCKOO_KEY_ALL, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec src = { NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec v4 = { NF_CUCKOO_KEY_ALL, NF_CUCKOO_FAMILY_IPV4, false };
+	struct keyspec ports6 = { NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT | NF_CUCKOO_KEY_PROTO,
+				  NF_CUCKOO_FAMILY_IPV6, false };
 	struct entry e;
 	char err[ERRLEN];
 
@@ -342,7 +342,7 @@ static void t_entry_check(void)
 	      "wrong family: %s", err);
 	parse1("sport 1 dport 2 proto udp", &e, err);
 	CHECK(!entry_check(&e, &ports6, "f", err, ERRLEN) &&
-	      e.family == NFC_FAMILY_IPV6, "addressless takes the filter's family");
+	      e.family == NF_CUCKOO_FAMILY_IPV6, "addressless takes the filter's family");
 	parse1("sport 1 dport 2 proto udp", &e, err);
 	CHECK(!entry_check(&e, &all, "f", err, ERRLEN) ? 0 :
 	      strstr(err, "source address") != NULL, "addressless vs 5-tuple: %s", err);
@@ -427,10 +427,10 @@ static void t_filter_spec(void)
 
 	CHECK(!spec("family ip key src capacity 1M fpr 0.001 bucket 8 kicks 100 seed 7 hook input priority -10 action mark 0x10/0xff bidirectional invert disabled",
 		    &fs, false, false, err), "full create: %s", err);
-	CHECK(fs.family == NFC_FAMILY_IPV4 && fs.key_fields == NFC_KEY_SRC_ADDR &&
+	CHECK(fs.family == NF_CUCKOO_FAMILY_IPV4 && fs.key_fields == NF_CUCKOO_KEY_SRC_ADDR &&
 	      fs.capacity == 1000000 && fs.fpr_ppb == 1000000 && fs.bucket == 8 &&
-	      fs.kicks == 100 && fs.seed == 7 && fs.hook == NFC_HOOK_INPUT &&
-	      fs.priority == -10 && fs.action == NFC_ACTION_MARK &&
+	      fs.kicks == 100 && fs.seed == 7 && fs.hook == NF_CUCKOO_HOOK_INPUT &&
+	      fs.priority == -10 && fs.action == NF_CUCKOO_ACTION_MARK &&
 	      fs.mark == 16 && fs.mark_mask == 255 && fs.bidir && fs.invert &&
 	      !fs.enabled && (fs.have & HAVE_ENABLED), "full create fields");
 	CHECK(spec("fpr 0.01 fingerprint 8", &fs, false, false, err) &&
@@ -451,7 +451,7 @@ static void t_filter_spec(void)
 	CHECK(spec("action reject", &fs, false, false, err), "action reject");
 	CHECK(spec("action mark", &fs, false, false, err), "mark without value");
 	CHECK(!spec("action count", &fs, false, false, err) &&
-	      fs.action == NFC_ACTION_NONE, "count");
+	      fs.action == NF_CUCKOO_ACTION_NONE, "count");
 	CHECK(spec("capacity 5", &fs, true, false, err) && strstr(err, "fixed"),
 	      "set capacity: %s", err);
 	CHECK(!spec("invert off enable action drop", &fs, true, false, err) &&

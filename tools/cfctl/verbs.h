@@ -20,9 +20,9 @@ int cmd_test(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 
-/* Build NFC_CMD_NEW (or, with an image, NFC_CMD_LOAD_BEGIN). */
+/* Build NF_CUCKOO_CMD_NEW (or, with an image, NF_CUCKOO_CMD_LOAD_BEGIN). */
 struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs);
-/* Build NFC_CMD_SET. */
+/* Build NF_CUCKOO_CMD_SET. */
 struct nl_msg *build_set(struct cfnl *nl, const struct filter_spec *fs);
 /* A request holding only NAME. */
 struct nl_msg *build_named(struct cfnl *nl, uint8_t cmd, const char *name);

@@ -5,11 +5,11 @@
  *
  * CHANGELOG (names and numbers are stable: new ones are only appended)
  *   version 1: initial interface.
- *   version 2: packed entries (NFC_A_ENTRIES_IPV4, NFC_A_ENTRIES_IPV6).
+ *   version 2: packed entries (NF_CUCKOO_A_ENTRIES_IPV4, NF_CUCKOO_A_ENTRIES_IPV6).
  *
  * Transport
  * =========
- * Generic netlink family NFC_GENL_NAME, version NFC_GENL_VERSION.  Every
+ * Generic netlink family NF_CUCKOO_GENL_NAME, version NF_CUCKOO_GENL_VERSION.  Every
  * command needs CAP_NET_ADMIN in the user namespace that owns the network
  * namespace of the sending socket, and acts on that network namespace only:
  * filters live per network namespace and go away with it.  Attributes are
@@ -17,14 +17,14 @@
  * length, or a value out of range is rejected with -EINVAL (or -ERANGE) and
  * an extended ack that names the attribute.  Set NETLINK_EXT_ACK on the
  * socket to read the messages.  Integers are in host byte order unless
- * marked "network order".  Nested attributes (NFC_A_ENTRY) must carry
+ * marked "network order".  Nested attributes (NF_CUCKOO_A_ENTRY) must carry
  * NLA_F_NESTED.  A dump (GET with NLM_F_DUMP, SAVE) that fails ends with
  * NLMSG_DONE whose payload is the negative errno, with the extended ack
  * message in its TLVs (NLM_F_ACK_TLVS) when NETLINK_EXT_ACK is set.
  *
  * Commands (request attributes; R = required, o = optional)
  * ========
- * NFC_CMD_NEW		create a filter.
+ * NF_CUCKOO_CMD_NEW		create a filter.
  *	R NAME, R FAMILY; o KEY_FIELDS, CAPACITY, FP_BITS or FPR (not both),
  *	BUCKET_SIZE, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK, MARK_MASK,
  *	BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
@@ -32,44 +32,44 @@
  *	exceeded (module parameter netns_mem_max_mb), -ENOMEM if the
  *	table is larger than the memory available or the allocation itself
  *	fails.  Defaults are listed with each attribute.
- * NFC_CMD_DEL		destroy a filter (also aborts a load in progress).
+ * NF_CUCKOO_CMD_DEL		destroy a filter (also aborts a load in progress).
  *	R NAME.
- * NFC_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
+ * NF_CUCKOO_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
  *	every filter of the namespace (NAME ignored).  Each reply (cmd
- *	NFC_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
+ *	NF_CUCKOO_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
  *	FP_BITS, FPR (the resulting bound 2b / 2^f), BUCKET_SIZE, MAX_KICKS,
  *	HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
  *	ENABLED, LOADING, STATS.  The hash seed is never reported here.
  *	A dump interrupted by a change of the filter table carries
  *	NLM_F_DUMP_INTR.
- * NFC_CMD_SET		change a filter without losing its entries.
+ * NF_CUCKOO_CMD_SET		change a filter without losing its entries.
  *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED.  Anything else
  *	(geometry, family, key fields, hook, priority, bidirectional) is fixed
  *	at creation and rejected here.
- * NFC_CMD_FLUSH	remove every entry.  R NAME.
- * NFC_CMD_ADD_ENTRIES	add entries.
- *	R entries (see "Batches"); R NAME; o BATCH_FLAGS (NFC_BATCH_F_UNIQUE).
- * NFC_CMD_DEL_ENTRIES	delete entries.
- *	R NAME, R entries; o BATCH_FLAGS (NFC_BATCH_F_MISSING_OK).
- * NFC_CMD_TEST_ENTRIES	test entries for (probable) membership.
+ * NF_CUCKOO_CMD_FLUSH	remove every entry.  R NAME.
+ * NF_CUCKOO_CMD_ADD_ENTRIES	add entries.
+ *	R entries (see "Batches"); R NAME; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_UNIQUE).
+ * NF_CUCKOO_CMD_DEL_ENTRIES	delete entries.
+ *	R NAME, R entries; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_MISSING_OK).
+ * NF_CUCKOO_CMD_TEST_ENTRIES	test entries for (probable) membership.
  *	R NAME, R entries.
- * NFC_CMD_SAVE		dump (NLM_F_DUMP required) the raw table of a filter.
+ * NF_CUCKOO_CMD_SAVE		dump (NLM_F_DUMP required) the raw table of a filter.
  *	R NAME.  See "Save and restore" below.
- * NFC_CMD_LOAD_BEGIN	start restoring a saved filter.  See below.
- * NFC_CMD_LOAD_CHUNK	one chunk of a saved table.  See below.
- * NFC_CMD_LOAD_END	finish a restore and make the filter live.  See below.
+ * NF_CUCKOO_CMD_LOAD_BEGIN	start restoring a saved filter.  See below.
+ * NF_CUCKOO_CMD_LOAD_CHUNK	one chunk of a saved table.  See below.
+ * NF_CUCKOO_CMD_LOAD_END	finish a restore and make the filter live.  See below.
  *
  * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
  * =======
- * A batch carries 1..NFC_BATCH_MAX entries (-E2BIG beyond) in two forms,
+ * A batch carries 1..NF_CUCKOO_BATCH_MAX entries (-E2BIG beyond) in two forms,
  * which may be mixed, each attribute repeated at the top level of the
  * message (NOT inside one wrapping nest: a nest is limited to 64 KiB and a
  * batch is larger):
- *  - NFC_A_ENTRY, one entry, nesting NFC_ENTRY_A_*: any subset of the
+ *  - NF_CUCKOO_A_ENTRY, one entry, nesting NF_CUCKOO_ENTRY_A_*: any subset of the
  *    fields, those the filter's key needs being required;
- *  - NFC_A_ENTRIES_IPV4 and NFC_A_ENTRIES_IPV6, packed: an array of
- *    struct nfc_entry_ipv4 (or _ipv6), every field given, at most
- *    NFC_ENTRIES_PACKED_BYTES per attribute.  A third of the bytes of
+ *  - NF_CUCKOO_A_ENTRIES_IPV4 and NF_CUCKOO_A_ENTRIES_IPV6, packed: an array of
+ *    struct nf_cuckoo_entry_ipv4 (or _ipv6), every field given, at most
+ *    NF_CUCKOO_ENTRIES_PACKED_BYTES per attribute.  A third of the bytes of
  *    nests for IPv4, no per-entry parsing: the form for bulk loads.
  * An entry's index is its position among all the entries of the message,
  * in message order, from 0 (a packed record counts as one entry).  Note
@@ -81,14 +81,14 @@
  * attribute, bad BATCH_FLAGS, no entry, too many) gets only the error ack.
  * Otherwise a batch is all or nothing:
  *  1. every entry is parsed and checked first; the first bad one fails the
- *     whole message (NFC_ENTRY_E_MALFORMED: a field the filter's key needs
+ *     whole message (NF_CUCKOO_ENTRY_E_MALFORMED: a field the filter's key needs
  *     is missing, an address length does not match the entry's family, or
  *     a packed record's padding is not zero;
- *     NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds),
+ *     NF_CUCKOO_ENTRY_E_FAMILY: the entry's family is not one the filter holds),
  *     and nothing is applied;
  *  2. then the entries are applied in order under the filter's lock; if
- *     entry i fails (add: NFC_ENTRY_E_FULL, the filter is full; delete:
- *     NFC_ENTRY_E_NOENT, the entry is not in the filter), the entries this
+ *     entry i fails (add: NF_CUCKOO_ENTRY_E_FULL, the filter is full; delete:
+ *     NF_CUCKOO_ENTRY_E_NOENT, the entry is not in the filter), the entries this
  *     message already applied are undone, so the filter is as before.
  * The kernel then answers with one reply message (same cmd) holding NAME,
  * BATCH_DONE (entries applied, or tested), BATCH_SKIPPED (entries skipped
@@ -97,7 +97,7 @@
  * (BATCH_DONE is then 0: everything was undone), and is followed by the
  * error ack (errno -EINVAL malformed, or -ERANGE for a value out of range
  * such as an entry family of 3; -EAFNOSUPPORT wrong family, -ENOSPC full,
- * -ENOENT absent) whose extended ack names the failing NFC_A_ENTRY or the
+ * -ENOENT absent) whose extended ack names the failing NF_CUCKOO_A_ENTRY or the
  * attribute in it, or the packed attribute holding the failing record
  * (NLMSGERR_ATTR_OFFS), and says what was wrong.  In the
  * extremely unlikely case that an undo itself fails the error is
@@ -108,11 +108,11 @@
  *
  * Save and restore
  * ================
- * NFC_CMD_SAVE is a dump.  Its first message describes the filter (as GET
+ * NF_CUCKOO_CMD_SAVE is a dump.  Its first message describes the filter (as GET
  * does, without STATS) plus IMAGE_HEADER and IMAGE_TABLE_BYTES; each
  * following message carries CHUNK_OFFSET and CHUNK_DATA, in increasing
  * order of offset, until IMAGE_TABLE_BYTES bytes were sent.  Chunk
- * lengths are multiples of 8 bytes and at most NFC_CHUNK_MAX; do not assume
+ * lengths are multiples of 8 bytes and at most NF_CUCKOO_CHUNK_MAX; do not assume
  * a fixed chunk length.  The image (IMAGE_HEADER, which holds the hash seed,
  * and the table) is opaque, in the host's byte order and tied to the key
  * layout below: store it and hand it back unchanged, on a host of the same
@@ -120,7 +120,7 @@
  * change carry NLM_F_DUMP_INTR: discard the save and retry.
  *
  * Restoring takes three commands, from the same netlink socket:
- *  1. NFC_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
+ *  1. NF_CUCKOO_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
  *     HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
  *     ENABLED, as found in the first SAVE message (whose CAPACITY, FP_BITS,
  *     FPR, BUCKET_SIZE, MAX_KICKS and LOADING are informational and are
@@ -130,18 +130,18 @@
  *     it, GET shows it with LOADING = 1, and every command on it other
  *     than LOAD_CHUNK, LOAD_END (both from the socket that began the load)
  *     and DEL fails with -EBUSY.
- *  2. NFC_CMD_LOAD_CHUNK: R NAME, R CHUNK_OFFSET, R CHUNK_DATA; the chunks
+ *  2. NF_CUCKOO_CMD_LOAD_CHUNK: R NAME, R CHUNK_OFFSET, R CHUNK_DATA; the chunks
  *     in order (each offset is where the previous chunk ended, the first
  *     is 0), lengths multiples of 8.  Any chunk length works, whatever
  *     lengths the SAVE used.
- *  3. NFC_CMD_LOAD_END: R NAME.  Checks that the whole table arrived and is
+ *  3. NF_CUCKOO_CMD_LOAD_END: R NAME.  Checks that the whole table arrived and is
  *     consistent, then makes the filter live (enabled as asked at BEGIN).
  * If a step fails the loading filter is destroyed at once, and the error
  * says why: -ERANGE (chunk out of order or past the end), -EINVAL (a
  * chunk the core refuses, e.g. bits past the last slot), -ENODATA
  * (LOAD_END before the whole table arrived).  A failed restore leaves
  * nothing behind.  Neither does closing the socket before LOAD_END, and
- * NFC_CMD_DEL aborts a load explicitly.  These do not destroy the load:
+ * NF_CUCKOO_CMD_DEL aborts a load explicitly.  These do not destroy the load:
  * -EBUSY (LOAD_CHUNK/LOAD_END from another socket), -EINVAL with "not
  * being loaded" (the filter is live).  LOAD_BEGIN fails with -EEXIST if
  * the name is taken, -EDQUOT above the ceiling, -EINVAL if the header is
@@ -151,7 +151,7 @@
  * ===========
  * An enabled filter is consulted at its HOOK and PRIORITY for packets of
  * its FAMILY.  The packet's key is built exactly as an entry's (struct
- * nfc_flow_key below); a packet "matches" if the key is (probably) in the
+ * nf_cuckoo_flow_key below); a packet "matches" if the key is (probably) in the
  * filter, or, with INVERT, if it is not.  A matching packet gets ACTION.
  * Statistics count lookups, matches, drops and marks per filter.
  *
@@ -176,318 +176,318 @@
 
 #include <linux/types.h>
 
-#define NFC_GENL_NAME		"nf_cuckoo"
-#define NFC_GENL_VERSION	2
+#define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
+#define NF_CUCKOO_GENL_VERSION	2
 
-/* Filter names: 1 to NFC_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
-#define NFC_NAME_MAXLEN		32
+/* Filter names: 1 to NF_CUCKOO_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
+#define NF_CUCKOO_NAME_MAXLEN		32
 
 /* Entries per ADD/DEL/TEST_ENTRIES message. */
-#define NFC_BATCH_MAX		4096
+#define NF_CUCKOO_BATCH_MAX		4096
 
 /* Bytes of table per SAVE / LOAD_CHUNK chunk (a multiple of 8). */
-#define NFC_CHUNK_MAX		32768
+#define NF_CUCKOO_CHUNK_MAX		32768
 
 /* Longest IMAGE_HEADER accepted (the real length is the kernel's). */
-#define NFC_IMAGE_HEADER_MAXLEN	256
+#define NF_CUCKOO_IMAGE_HEADER_MAXLEN	256
 
 /* Fingerprint bits, bucket size and search bound accepted at creation. */
-#define NFC_FP_BITS_MIN		6
-#define NFC_FP_BITS_MAX		32
-#define NFC_FP_BITS_DEFAULT	12
-#define NFC_BUCKET_SIZE_DEFAULT	4
-#define NFC_MAX_KICKS_MAX	8192
-#define NFC_MAX_KICKS_DEFAULT	500
-#define NFC_CAPACITY_DEFAULT	65536
+#define NF_CUCKOO_FP_BITS_MIN		6
+#define NF_CUCKOO_FP_BITS_MAX		32
+#define NF_CUCKOO_FP_BITS_DEFAULT	12
+#define NF_CUCKOO_BUCKET_SIZE_DEFAULT	4
+#define NF_CUCKOO_MAX_KICKS_MAX	8192
+#define NF_CUCKOO_MAX_KICKS_DEFAULT	500
+#define NF_CUCKOO_CAPACITY_DEFAULT	65536
 /* A false-positive rate is given in parts per 10^9 (1 .. 999999999). */
-#define NFC_FPR_SCALE		1000000000U
-#define NFC_MARK_MASK_DEFAULT	0xffffffffU
+#define NF_CUCKOO_FPR_SCALE		1000000000U
+#define NF_CUCKOO_MARK_MASK_DEFAULT	0xffffffffU
 /*
  * NF_IP_PRI_RAW (= NF_IP6_PRI_RAW): after defragmentation (-400), before
  * conntrack (-200), so that a dropped packet costs no conntrack entry.
  */
-#define NFC_PRIORITY_DEFAULT	(-300)
+#define NF_CUCKOO_PRIORITY_DEFAULT	(-300)
 
 /**
- * enum nfc_cmd - generic netlink commands (see the top of this file)
+ * enum nf_cuckoo_cmd - generic netlink commands (see the top of this file)
  */
-enum nfc_cmd {
-	NFC_CMD_UNSPEC,
-	NFC_CMD_NEW,
-	NFC_CMD_DEL,
-	NFC_CMD_GET,
-	NFC_CMD_SET,
-	NFC_CMD_FLUSH,
-	NFC_CMD_ADD_ENTRIES,
-	NFC_CMD_DEL_ENTRIES,
-	NFC_CMD_TEST_ENTRIES,
-	NFC_CMD_SAVE,
-	NFC_CMD_LOAD_BEGIN,
-	NFC_CMD_LOAD_CHUNK,
-	NFC_CMD_LOAD_END,
+enum nf_cuckoo_cmd {
+	NF_CUCKOO_CMD_UNSPEC,
+	NF_CUCKOO_CMD_NEW,
+	NF_CUCKOO_CMD_DEL,
+	NF_CUCKOO_CMD_GET,
+	NF_CUCKOO_CMD_SET,
+	NF_CUCKOO_CMD_FLUSH,
+	NF_CUCKOO_CMD_ADD_ENTRIES,
+	NF_CUCKOO_CMD_DEL_ENTRIES,
+	NF_CUCKOO_CMD_TEST_ENTRIES,
+	NF_CUCKOO_CMD_SAVE,
+	NF_CUCKOO_CMD_LOAD_BEGIN,
+	NF_CUCKOO_CMD_LOAD_CHUNK,
+	NF_CUCKOO_CMD_LOAD_END,
 
-	__NFC_CMD_MAX
+	__NF_CUCKOO_CMD_MAX
 };
-#define NFC_CMD_MAX (__NFC_CMD_MAX - 1)
+#define NF_CUCKOO_CMD_MAX (__NF_CUCKOO_CMD_MAX - 1)
 
 /**
- * enum nfc_family - address families a filter holds, an entry is of
+ * enum nf_cuckoo_family - address families a filter holds, an entry is of
  *
- * @NFC_FAMILY_IPV4: IPv4
- * @NFC_FAMILY_IPV6: IPv6
- * @NFC_FAMILY_INET: both (filters only; an entry is IPv4 or IPv6)
+ * @NF_CUCKOO_FAMILY_IPV4: IPv4
+ * @NF_CUCKOO_FAMILY_IPV6: IPv6
+ * @NF_CUCKOO_FAMILY_INET: both (filters only; an entry is IPv4 or IPv6)
  */
-enum nfc_family {
-	NFC_FAMILY_UNSPEC = 0,
-	NFC_FAMILY_IPV4 = 1,
-	NFC_FAMILY_IPV6 = 2,
-	NFC_FAMILY_INET = 3,	/* NFC_FAMILY_IPV4 | NFC_FAMILY_IPV6 */
+enum nf_cuckoo_family {
+	NF_CUCKOO_FAMILY_UNSPEC = 0,
+	NF_CUCKOO_FAMILY_IPV4 = 1,
+	NF_CUCKOO_FAMILY_IPV6 = 2,
+	NF_CUCKOO_FAMILY_INET = 3,	/* NF_CUCKOO_FAMILY_IPV4 | NF_CUCKOO_FAMILY_IPV6 */
 };
 
 /**
- * enum nfc_key_field - bits of NFC_A_KEY_FIELDS: what a filter's key holds
+ * enum nf_cuckoo_key_field - bits of NF_CUCKOO_A_KEY_FIELDS: what a filter's key holds
  *
  * A field not selected is zero in every key, so entries (and packets) that
  * differ only there are the same key.  The family is part of the key only
  * when an address is; a filter keyed on ports and protocol alone, of
- * family NFC_FAMILY_INET, matches IPv4 and IPv6 packets with one entry.
+ * family NF_CUCKOO_FAMILY_INET, matches IPv4 and IPv6 packets with one entry.
  */
-enum nfc_key_field {
-	NFC_KEY_SRC_ADDR = 1 << 0,
-	NFC_KEY_DST_ADDR = 1 << 1,
-	NFC_KEY_SRC_PORT = 1 << 2,
-	NFC_KEY_DST_PORT = 1 << 3,
-	NFC_KEY_PROTO    = 1 << 4,
+enum nf_cuckoo_key_field {
+	NF_CUCKOO_KEY_SRC_ADDR = 1 << 0,
+	NF_CUCKOO_KEY_DST_ADDR = 1 << 1,
+	NF_CUCKOO_KEY_SRC_PORT = 1 << 2,
+	NF_CUCKOO_KEY_DST_PORT = 1 << 3,
+	NF_CUCKOO_KEY_PROTO    = 1 << 4,
 };
-#define NFC_KEY_ALL	0x1f
+#define NF_CUCKOO_KEY_ALL	0x1f
 
 /**
- * enum nfc_hook - where a filter is consulted (same numbers as the
+ * enum nf_cuckoo_hook - where a filter is consulted (same numbers as the
  * kernel's NF_INET_* hooks)
  */
-enum nfc_hook {
-	NFC_HOOK_PREROUTING = 0,
-	NFC_HOOK_INPUT = 1,
-	NFC_HOOK_FORWARD = 2,
-	NFC_HOOK_OUTPUT = 3,
-	NFC_HOOK_POSTROUTING = 4,
+enum nf_cuckoo_hook {
+	NF_CUCKOO_HOOK_PREROUTING = 0,
+	NF_CUCKOO_HOOK_INPUT = 1,
+	NF_CUCKOO_HOOK_FORWARD = 2,
+	NF_CUCKOO_HOOK_OUTPUT = 3,
+	NF_CUCKOO_HOOK_POSTROUTING = 4,
 
-	__NFC_HOOK_MAX
+	__NF_CUCKOO_HOOK_MAX
 };
-#define NFC_HOOK_MAX (__NFC_HOOK_MAX - 1)
+#define NF_CUCKOO_HOOK_MAX (__NF_CUCKOO_HOOK_MAX - 1)
 
 /**
- * enum nfc_action - what happens to a matching packet
+ * enum nf_cuckoo_action - what happens to a matching packet
  *
- * @NFC_ACTION_NONE: nothing; the packet is only counted
- * @NFC_ACTION_DROP: dropped (NF_DROP)
- * @NFC_ACTION_MARK: skb->mark = (skb->mark & ~MARK_MASK) | (MARK & MARK_MASK),
+ * @NF_CUCKOO_ACTION_NONE: nothing; the packet is only counted
+ * @NF_CUCKOO_ACTION_DROP: dropped (NF_DROP)
+ * @NF_CUCKOO_ACTION_MARK: skb->mark = (skb->mark & ~MARK_MASK) | (MARK & MARK_MASK),
  *	then the packet goes on
  */
-enum nfc_action {
-	NFC_ACTION_NONE = 0,
-	NFC_ACTION_DROP = 1,
-	NFC_ACTION_MARK = 2,
+enum nf_cuckoo_action {
+	NF_CUCKOO_ACTION_NONE = 0,
+	NF_CUCKOO_ACTION_DROP = 1,
+	NF_CUCKOO_ACTION_MARK = 2,
 
-	__NFC_ACTION_MAX
+	__NF_CUCKOO_ACTION_MAX
 };
-#define NFC_ACTION_MAX (__NFC_ACTION_MAX - 1)
+#define NF_CUCKOO_ACTION_MAX (__NF_CUCKOO_ACTION_MAX - 1)
 
 /**
- * enum nfc_batch_flags - bits of NFC_A_BATCH_FLAGS
+ * enum nf_cuckoo_batch_flags - bits of NF_CUCKOO_A_BATCH_FLAGS
  *
- * @NFC_BATCH_F_UNIQUE: ADD_ENTRIES: an entry that already (probably) is in
+ * @NF_CUCKOO_BATCH_F_UNIQUE: ADD_ENTRIES: an entry that already (probably) is in
  *	the filter is skipped (counted in BATCH_SKIPPED) instead of being
  *	stored once more.  Without it an entry added twice is stored twice
  *	and needs two deletes.
- * @NFC_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
+ * @NF_CUCKOO_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
  *	is skipped (counted in BATCH_SKIPPED) instead of failing the batch.
  */
-enum nfc_batch_flags {
-	NFC_BATCH_F_UNIQUE = 1 << 0,
-	NFC_BATCH_F_MISSING_OK = 1 << 1,
+enum nf_cuckoo_batch_flags {
+	NF_CUCKOO_BATCH_F_UNIQUE = 1 << 0,
+	NF_CUCKOO_BATCH_F_MISSING_OK = 1 << 1,
 };
-#define NFC_BATCH_F_ALL	0x3
+#define NF_CUCKOO_BATCH_F_ALL	0x3
 
 /**
- * enum nfc_entry_err - NFC_A_BATCH_FAIL_REASON: why entry i failed
+ * enum nf_cuckoo_entry_err - NF_CUCKOO_A_BATCH_FAIL_REASON: why entry i failed
  *
- * @NFC_ENTRY_E_NONE: no failure
- * @NFC_ENTRY_E_MALFORMED: a field the key needs is missing, or an address
+ * @NF_CUCKOO_ENTRY_E_NONE: no failure
+ * @NF_CUCKOO_ENTRY_E_MALFORMED: a field the key needs is missing, or an address
  *	length does not match the entry's family (errno -EINVAL), or a value
  *	is out of range (errno -ERANGE)
- * @NFC_ENTRY_E_FAMILY: the entry's family is not one the filter holds
+ * @NF_CUCKOO_ENTRY_E_FAMILY: the entry's family is not one the filter holds
  *	(errno -EAFNOSUPPORT)
- * @NFC_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
- * @NFC_ENTRY_E_NOENT: DEL_ENTRIES: the entry is not in the filter
+ * @NF_CUCKOO_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
+ * @NF_CUCKOO_ENTRY_E_NOENT: DEL_ENTRIES: the entry is not in the filter
  *	(errno -ENOENT)
  */
-enum nfc_entry_err {
-	NFC_ENTRY_E_NONE = 0,
-	NFC_ENTRY_E_MALFORMED = 1,
-	NFC_ENTRY_E_FAMILY = 2,
-	NFC_ENTRY_E_FULL = 3,
-	NFC_ENTRY_E_NOENT = 4,
+enum nf_cuckoo_entry_err {
+	NF_CUCKOO_ENTRY_E_NONE = 0,
+	NF_CUCKOO_ENTRY_E_MALFORMED = 1,
+	NF_CUCKOO_ENTRY_E_FAMILY = 2,
+	NF_CUCKOO_ENTRY_E_FULL = 3,
+	NF_CUCKOO_ENTRY_E_NOENT = 4,
 };
 
 /**
- * enum nfc_attr - top-level attributes
+ * enum nf_cuckoo_attr - top-level attributes
  *
- * @NFC_A_PAD: padding for 64-bit attributes; ignore
- * @NFC_A_NAME: NUL-terminated string, 1..NFC_NAME_MAXLEN - 1 characters of
+ * @NF_CUCKOO_A_PAD: padding for 64-bit attributes; ignore
+ * @NF_CUCKOO_A_NAME: NUL-terminated string, 1..NF_CUCKOO_NAME_MAXLEN - 1 characters of
  *	[A-Za-z0-9_.-]; unique within a network namespace
- * @NFC_A_FAMILY: u8, enum nfc_family: what the filter holds
- * @NFC_A_KEY_FIELDS: u32, non-empty mask of enum nfc_key_field; default
- *	NFC_KEY_ALL (the 5-tuple)
- * @NFC_A_CAPACITY: u64, items the filter must hold, >= 1; default
- *	NFC_CAPACITY_DEFAULT.  The table is sized so that this many items fit
+ * @NF_CUCKOO_A_FAMILY: u8, enum nf_cuckoo_family: what the filter holds
+ * @NF_CUCKOO_A_KEY_FIELDS: u32, non-empty mask of enum nf_cuckoo_key_field; default
+ *	NF_CUCKOO_KEY_ALL (the 5-tuple)
+ * @NF_CUCKOO_A_CAPACITY: u64, items the filter must hold, >= 1; default
+ *	NF_CUCKOO_CAPACITY_DEFAULT.  The table is sized so that this many items fit
  *	at the design load; more may fit.
- * @NFC_A_FP_BITS: u8, fingerprint bits NFC_FP_BITS_MIN..NFC_FP_BITS_MAX;
- *	default: from FPR if given, else NFC_FP_BITS_DEFAULT.  Replies: the
+ * @NF_CUCKOO_A_FP_BITS: u8, fingerprint bits NF_CUCKOO_FP_BITS_MIN..NF_CUCKOO_FP_BITS_MAX;
+ *	default: from FPR if given, else NF_CUCKOO_FP_BITS_DEFAULT.  Replies: the
  *	fingerprint bits chosen.
- * @NFC_A_FPR: u32, target false-positive rate in parts per NFC_FPR_SCALE,
- *	1..NFC_FPR_SCALE - 1; the smallest fingerprint with 2b / 2^f <= FPR
+ * @NF_CUCKOO_A_FPR: u32, target false-positive rate in parts per NF_CUCKOO_FPR_SCALE,
+ *	1..NF_CUCKOO_FPR_SCALE - 1; the smallest fingerprint with 2b / 2^f <= FPR
  *	is chosen.  Not together with FP_BITS.  Replies: the bound 2b / 2^f
  *	of the chosen geometry, rounded up.
- * @NFC_A_BUCKET_SIZE: u8, slots per bucket: 2, 4 or 8; default 4
- * @NFC_A_MAX_KICKS: u16, buckets an insert may examine to make room,
- *	1..NFC_MAX_KICKS_MAX; default NFC_MAX_KICKS_DEFAULT
- * @NFC_A_SEED: u64, hash seed (NEW only); default random.  Secret: never
+ * @NF_CUCKOO_A_BUCKET_SIZE: u8, slots per bucket: 2, 4 or 8; default 4
+ * @NF_CUCKOO_A_MAX_KICKS: u16, buckets an insert may examine to make room,
+ *	1..NF_CUCKOO_MAX_KICKS_MAX; default NF_CUCKOO_MAX_KICKS_DEFAULT
+ * @NF_CUCKOO_A_SEED: u64, hash seed (NEW only); default random.  Secret: never
  *	reported, except inside the SAVE image.
- * @NFC_A_HOOK: u8, enum nfc_hook; default NFC_HOOK_PREROUTING
- * @NFC_A_PRIORITY: s32, netfilter hook priority (lower runs earlier),
- *	INT_MIN + 1 .. INT_MAX - 1; default NFC_PRIORITY_DEFAULT (-300, the
+ * @NF_CUCKOO_A_HOOK: u8, enum nf_cuckoo_hook; default NF_CUCKOO_HOOK_PREROUTING
+ * @NF_CUCKOO_A_PRIORITY: s32, netfilter hook priority (lower runs earlier),
+ *	INT_MIN + 1 .. INT_MAX - 1; default NF_CUCKOO_PRIORITY_DEFAULT (-300, the
  *	"raw" priority: before conntrack at every hook)
- * @NFC_A_ACTION: u8, enum nfc_action; default NFC_ACTION_DROP
- * @NFC_A_MARK: u32, mark value for NFC_ACTION_MARK; default 0
- * @NFC_A_MARK_MASK: u32, mark bits NFC_ACTION_MARK changes; default
- *	NFC_MARK_MASK_DEFAULT
- * @NFC_A_BIDIRECTIONAL: u8, 0 or 1; default 0.  1: a key and its reverse
+ * @NF_CUCKOO_A_ACTION: u8, enum nf_cuckoo_action; default NF_CUCKOO_ACTION_DROP
+ * @NF_CUCKOO_A_MARK: u32, mark value for NF_CUCKOO_ACTION_MARK; default 0
+ * @NF_CUCKOO_A_MARK_MASK: u32, mark bits NF_CUCKOO_ACTION_MARK changes; default
+ *	NF_CUCKOO_MARK_MASK_DEFAULT
+ * @NF_CUCKOO_A_BIDIRECTIONAL: u8, 0 or 1; default 0.  1: a key and its reverse
  *	(addresses and ports swapped) are the same key, so an entry matches
  *	both directions of its flow.  Needs symmetric KEY_FIELDS: both
  *	addresses or neither, both ports or neither.
- * @NFC_A_INVERT: u8, 0 or 1; default 0.  1: packets NOT in the filter
+ * @NF_CUCKOO_A_INVERT: u8, 0 or 1; default 0.  1: packets NOT in the filter
  *	match (an allow list).  Beware: an empty inverted filter with
- *	NFC_ACTION_DROP drops everything of its family at its hook.
- * @NFC_A_ENABLED: u8, 0 or 1; default 1.  A disabled filter keeps its
+ *	NF_CUCKOO_ACTION_DROP drops everything of its family at its hook.
+ * @NF_CUCKOO_A_ENABLED: u8, 0 or 1; default 1.  A disabled filter keeps its
  *	entries and answers TEST_ENTRIES but the packet path skips it.
- * @NFC_A_STATS: nested, enum nfc_stats_attr (replies only)
- * @NFC_A_ENTRY: nested, enum nfc_entry_attr; repeated at the top level,
+ * @NF_CUCKOO_A_STATS: nested, enum nf_cuckoo_stats_attr (replies only)
+ * @NF_CUCKOO_A_ENTRY: nested, enum nf_cuckoo_entry_attr; repeated at the top level,
  *	one per entry (see "Batches")
- * @NFC_A_BATCH_FLAGS: u32, mask of enum nfc_batch_flags; default 0
- * @NFC_A_BATCH_DONE: u32 (reply), entries applied (add, delete) or tested
- * @NFC_A_BATCH_SKIPPED: u32 (reply), entries skipped (see BATCH_FLAGS)
- * @NFC_A_BATCH_FAIL_INDEX: u32 (reply), index of the entry that failed
- * @NFC_A_BATCH_FAIL_REASON: u32 (reply), enum nfc_entry_err
- * @NFC_A_TEST_HITS: u32 (reply), entries (probably) present
- * @NFC_A_TEST_BITMAP: binary (reply), ceil(n / 8) bytes: bit (i % 8) of
+ * @NF_CUCKOO_A_BATCH_FLAGS: u32, mask of enum nf_cuckoo_batch_flags; default 0
+ * @NF_CUCKOO_A_BATCH_DONE: u32 (reply), entries applied (add, delete) or tested
+ * @NF_CUCKOO_A_BATCH_SKIPPED: u32 (reply), entries skipped (see BATCH_FLAGS)
+ * @NF_CUCKOO_A_BATCH_FAIL_INDEX: u32 (reply), index of the entry that failed
+ * @NF_CUCKOO_A_BATCH_FAIL_REASON: u32 (reply), enum nf_cuckoo_entry_err
+ * @NF_CUCKOO_A_TEST_HITS: u32 (reply), entries (probably) present
+ * @NF_CUCKOO_A_TEST_BITMAP: binary (reply), ceil(n / 8) bytes: bit (i % 8) of
  *	byte (i / 8) is set iff entry i is (probably) present
- * @NFC_A_IMAGE_HEADER: binary, opaque, at most NFC_IMAGE_HEADER_MAXLEN
+ * @NF_CUCKOO_A_IMAGE_HEADER: binary, opaque, at most NF_CUCKOO_IMAGE_HEADER_MAXLEN
  *	bytes: geometry, seed and victim of a saved filter (SAVE,
  *	LOAD_BEGIN)
- * @NFC_A_IMAGE_TABLE_BYTES: u64 (SAVE reply), bytes of table that follow
+ * @NF_CUCKOO_A_IMAGE_TABLE_BYTES: u64 (SAVE reply), bytes of table that follow
  *	in chunks
- * @NFC_A_CHUNK_OFFSET: u64, byte offset of CHUNK_DATA in the table, a
+ * @NF_CUCKOO_A_CHUNK_OFFSET: u64, byte offset of CHUNK_DATA in the table, a
  *	multiple of 8
- * @NFC_A_CHUNK_DATA: binary, 8..NFC_CHUNK_MAX bytes, a multiple of 8
- * @NFC_A_LOADING: u8 (reply), 1 while the filter is being restored
- * @NFC_A_ENTRIES_IPV4: binary, IPv4 entries packed: an array of struct
- *	nfc_entry_ipv4, a non-zero multiple of its size and at most
- *	NFC_ENTRIES_PACKED_BYTES; repeated at the top level (see "Batches")
- * @NFC_A_ENTRIES_IPV6: binary, IPv6 entries packed, as NFC_A_ENTRIES_IPV4
- *	with struct nfc_entry_ipv6
+ * @NF_CUCKOO_A_CHUNK_DATA: binary, 8..NF_CUCKOO_CHUNK_MAX bytes, a multiple of 8
+ * @NF_CUCKOO_A_LOADING: u8 (reply), 1 while the filter is being restored
+ * @NF_CUCKOO_A_ENTRIES_IPV4: binary, IPv4 entries packed: an array of struct
+ *	nf_cuckoo_entry_ipv4, a non-zero multiple of its size and at most
+ *	NF_CUCKOO_ENTRIES_PACKED_BYTES; repeated at the top level (see "Batches")
+ * @NF_CUCKOO_A_ENTRIES_IPV6: binary, IPv6 entries packed, as NF_CUCKOO_A_ENTRIES_IPV4
+ *	with struct nf_cuckoo_entry_ipv6
  */
-enum nfc_attr {
-	NFC_A_UNSPEC,
-	NFC_A_PAD,
-	NFC_A_NAME,
-	NFC_A_FAMILY,
-	NFC_A_KEY_FIELDS,
-	NFC_A_CAPACITY,
-	NFC_A_FP_BITS,
-	NFC_A_FPR,
-	NFC_A_BUCKET_SIZE,
-	NFC_A_MAX_KICKS,
-	NFC_A_SEED,
-	NFC_A_HOOK,
-	NFC_A_PRIORITY,
-	NFC_A_ACTION,
-	NFC_A_MARK,
-	NFC_A_MARK_MASK,
-	NFC_A_BIDIRECTIONAL,
-	NFC_A_INVERT,
-	NFC_A_ENABLED,
-	NFC_A_STATS,
-	NFC_A_ENTRY,
-	NFC_A_BATCH_FLAGS,
-	NFC_A_BATCH_DONE,
-	NFC_A_BATCH_SKIPPED,
-	NFC_A_BATCH_FAIL_INDEX,
-	NFC_A_BATCH_FAIL_REASON,
-	NFC_A_TEST_HITS,
-	NFC_A_TEST_BITMAP,
-	NFC_A_IMAGE_HEADER,
-	NFC_A_IMAGE_TABLE_BYTES,
-	NFC_A_CHUNK_OFFSET,
-	NFC_A_CHUNK_DATA,
-	NFC_A_LOADING,
-	NFC_A_ENTRIES_IPV4,
-	NFC_A_ENTRIES_IPV6,
+enum nf_cuckoo_attr {
+	NF_CUCKOO_A_UNSPEC,
+	NF_CUCKOO_A_PAD,
+	NF_CUCKOO_A_NAME,
+	NF_CUCKOO_A_FAMILY,
+	NF_CUCKOO_A_KEY_FIELDS,
+	NF_CUCKOO_A_CAPACITY,
+	NF_CUCKOO_A_FP_BITS,
+	NF_CUCKOO_A_FPR,
+	NF_CUCKOO_A_BUCKET_SIZE,
+	NF_CUCKOO_A_MAX_KICKS,
+	NF_CUCKOO_A_SEED,
+	NF_CUCKOO_A_HOOK,
+	NF_CUCKOO_A_PRIORITY,
+	NF_CUCKOO_A_ACTION,
+	NF_CUCKOO_A_MARK,
+	NF_CUCKOO_A_MARK_MASK,
+	NF_CUCKOO_A_BIDIRECTIONAL,
+	NF_CUCKOO_A_INVERT,
+	NF_CUCKOO_A_ENABLED,
+	NF_CUCKOO_A_STATS,
+	NF_CUCKOO_A_ENTRY,
+	NF_CUCKOO_A_BATCH_FLAGS,
+	NF_CUCKOO_A_BATCH_DONE,
+	NF_CUCKOO_A_BATCH_SKIPPED,
+	NF_CUCKOO_A_BATCH_FAIL_INDEX,
+	NF_CUCKOO_A_BATCH_FAIL_REASON,
+	NF_CUCKOO_A_TEST_HITS,
+	NF_CUCKOO_A_TEST_BITMAP,
+	NF_CUCKOO_A_IMAGE_HEADER,
+	NF_CUCKOO_A_IMAGE_TABLE_BYTES,
+	NF_CUCKOO_A_CHUNK_OFFSET,
+	NF_CUCKOO_A_CHUNK_DATA,
+	NF_CUCKOO_A_LOADING,
+	NF_CUCKOO_A_ENTRIES_IPV4,
+	NF_CUCKOO_A_ENTRIES_IPV6,
 
-	__NFC_A_MAX
+	__NF_CUCKOO_A_MAX
 };
-#define NFC_A_MAX (__NFC_A_MAX - 1)
+#define NF_CUCKOO_A_MAX (__NF_CUCKOO_A_MAX - 1)
 
 /**
- * enum nfc_entry_attr - attributes nested in one NFC_A_ENTRY
+ * enum nf_cuckoo_entry_attr - attributes nested in one NF_CUCKOO_A_ENTRY
  *
- * @NFC_ENTRY_A_FAMILY: u8, NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6; required
- * @NFC_ENTRY_A_SRC: binary, source address, network order: 4 bytes for
- *	IPv4, 16 for IPv6; required if the key has NFC_KEY_SRC_ADDR,
+ * @NF_CUCKOO_ENTRY_A_FAMILY: u8, NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6; required
+ * @NF_CUCKOO_ENTRY_A_SRC: binary, source address, network order: 4 bytes for
+ *	IPv4, 16 for IPv6; required if the key has NF_CUCKOO_KEY_SRC_ADDR,
  *	ignored otherwise
- * @NFC_ENTRY_A_DST: binary, destination address, as NFC_ENTRY_A_SRC; required
- *	if the key has NFC_KEY_DST_ADDR, ignored otherwise
- * @NFC_ENTRY_A_SPORT: be16, source port, network order; default 0 (what
+ * @NF_CUCKOO_ENTRY_A_DST: binary, destination address, as NF_CUCKOO_ENTRY_A_SRC; required
+ *	if the key has NF_CUCKOO_KEY_DST_ADDR, ignored otherwise
+ * @NF_CUCKOO_ENTRY_A_SPORT: be16, source port, network order; default 0 (what
  *	packets of protocols without ports have); ignored unless the key has
- *	NFC_KEY_SRC_PORT
- * @NFC_ENTRY_A_DPORT: be16, destination port, as NFC_ENTRY_A_SPORT
- * @NFC_ENTRY_A_PROTO: u8, L4 protocol (IPPROTO_*; for IPv6 the upper-layer
+ *	NF_CUCKOO_KEY_SRC_PORT
+ * @NF_CUCKOO_ENTRY_A_DPORT: be16, destination port, as NF_CUCKOO_ENTRY_A_SPORT
+ * @NF_CUCKOO_ENTRY_A_PROTO: u8, L4 protocol (IPPROTO_*; for IPv6 the upper-layer
  *	protocol after extension headers); required if the key has
- *	NFC_KEY_PROTO, ignored otherwise
+ *	NF_CUCKOO_KEY_PROTO, ignored otherwise
  */
-enum nfc_entry_attr {
-	NFC_ENTRY_A_UNSPEC,
-	NFC_ENTRY_A_FAMILY,
-	NFC_ENTRY_A_SRC,
-	NFC_ENTRY_A_DST,
-	NFC_ENTRY_A_SPORT,
-	NFC_ENTRY_A_DPORT,
-	NFC_ENTRY_A_PROTO,
+enum nf_cuckoo_entry_attr {
+	NF_CUCKOO_ENTRY_A_UNSPEC,
+	NF_CUCKOO_ENTRY_A_FAMILY,
+	NF_CUCKOO_ENTRY_A_SRC,
+	NF_CUCKOO_ENTRY_A_DST,
+	NF_CUCKOO_ENTRY_A_SPORT,
+	NF_CUCKOO_ENTRY_A_DPORT,
+	NF_CUCKOO_ENTRY_A_PROTO,
 
-	__NFC_ENTRY_A_MAX
+	__NF_CUCKOO_ENTRY_A_MAX
 };
-#define NFC_ENTRY_A_MAX (__NFC_ENTRY_A_MAX - 1)
+#define NF_CUCKOO_ENTRY_A_MAX (__NF_CUCKOO_ENTRY_A_MAX - 1)
 
 /*
- * Longest payload of one NFC_A_ENTRIES_IPV4 or _IPV6 attribute: the most
+ * Longest payload of one NF_CUCKOO_A_ENTRIES_IPV4 or _IPV6 attribute: the most
  * whole records of either size that fit an attribute's 16-bit length
  * (4095 IPv4 or 1638 IPv6 entries).
  */
-#define NFC_ENTRIES_PACKED_BYTES	65520
+#define NF_CUCKOO_ENTRIES_PACKED_BYTES	65520
 
 /**
- * struct nfc_entry_ipv4 - one record of NFC_A_ENTRIES_IPV4
+ * struct nf_cuckoo_entry_ipv4 - one record of NF_CUCKOO_A_ENTRIES_IPV4
  * @src:	source address, network order
  * @dst:	destination address, network order
  * @sport:	source port, network order; 0 for protocols without ports
  * @dport:	destination port, as @sport
  * @proto:	L4 protocol (IPPROTO_*)
- * @pad:	must be zero (NFC_ENTRY_E_MALFORMED otherwise)
+ * @pad:	must be zero (NF_CUCKOO_ENTRY_E_MALFORMED otherwise)
  *
  * Every field is given; those the filter's key does not hold are ignored,
- * as with NFC_A_ENTRY.  The family is the attribute's.
+ * as with NF_CUCKOO_A_ENTRY.  The family is the attribute's.
  */
-struct nfc_entry_ipv4 {
+struct nf_cuckoo_entry_ipv4 {
 	__be32 src;
 	__be32 dst;
 	__be16 sport;
@@ -497,7 +497,7 @@ struct nfc_entry_ipv4 {
 };
 
 /**
- * struct nfc_entry_ipv6 - one record of NFC_A_ENTRIES_IPV6
+ * struct nf_cuckoo_entry_ipv6 - one record of NF_CUCKOO_A_ENTRIES_IPV6
  * @src:	source address, network order
  * @dst:	destination address, network order
  * @sport:	source port, network order
@@ -505,9 +505,9 @@ struct nfc_entry_ipv4 {
  * @proto:	L4 protocol, the upper-layer one after extension headers
  * @pad:	must be zero
  *
- * As struct nfc_entry_ipv4.
+ * As struct nf_cuckoo_entry_ipv4.
  */
-struct nfc_entry_ipv6 {
+struct nf_cuckoo_entry_ipv6 {
 	__be32 src[4];
 	__be32 dst[4];
 	__be16 sport;
@@ -517,48 +517,48 @@ struct nfc_entry_ipv6 {
 };
 
 /**
- * enum nfc_stats_attr - attributes nested in NFC_A_STATS (replies)
+ * enum nf_cuckoo_stats_attr - attributes nested in NF_CUCKOO_A_STATS (replies)
  *
- * @NFC_STATS_A_PAD: padding; ignore
- * @NFC_STATS_A_ITEMS: u64, items stored (the victim included)
- * @NFC_STATS_A_LOAD_PPM: u32, items / slots in parts per million
- * @NFC_STATS_A_BYTES: u64, memory the filter holds, in bytes
- * @NFC_STATS_A_TABLE_BYTES: u64, bytes of the table alone (a SAVE's size)
- * @NFC_STATS_A_SLOTS: u64, buckets * bucket size
- * @NFC_STATS_A_NBUCKETS: u64, buckets
- * @NFC_STATS_A_VICTIM: u8, 1 while the victim slot is taken: the table is
+ * @NF_CUCKOO_STATS_A_PAD: padding; ignore
+ * @NF_CUCKOO_STATS_A_ITEMS: u64, items stored (the victim included)
+ * @NF_CUCKOO_STATS_A_LOAD_PPM: u32, items / slots in parts per million
+ * @NF_CUCKOO_STATS_A_BYTES: u64, memory the filter holds, in bytes
+ * @NF_CUCKOO_STATS_A_TABLE_BYTES: u64, bytes of the table alone (a SAVE's size)
+ * @NF_CUCKOO_STATS_A_SLOTS: u64, buckets * bucket size
+ * @NF_CUCKOO_STATS_A_NBUCKETS: u64, buckets
+ * @NF_CUCKOO_STATS_A_VICTIM: u8, 1 while the victim slot is taken: the table is
  *	full and every add fails until something is deleted
- * @NFC_STATS_A_PKT_LOOKUPS: u64, packets looked up
- * @NFC_STATS_A_PKT_MATCHES: u64, packets that matched (after INVERT)
- * @NFC_STATS_A_PKT_DROPPED: u64, packets dropped
- * @NFC_STATS_A_PKT_MARKED: u64, packets marked
+ * @NF_CUCKOO_STATS_A_PKT_LOOKUPS: u64, packets looked up
+ * @NF_CUCKOO_STATS_A_PKT_MATCHES: u64, packets that matched (after INVERT)
+ * @NF_CUCKOO_STATS_A_PKT_DROPPED: u64, packets dropped
+ * @NF_CUCKOO_STATS_A_PKT_MARKED: u64, packets marked
  */
-enum nfc_stats_attr {
-	NFC_STATS_A_UNSPEC,
-	NFC_STATS_A_PAD,
-	NFC_STATS_A_ITEMS,
-	NFC_STATS_A_LOAD_PPM,
-	NFC_STATS_A_BYTES,
-	NFC_STATS_A_TABLE_BYTES,
-	NFC_STATS_A_SLOTS,
-	NFC_STATS_A_NBUCKETS,
-	NFC_STATS_A_VICTIM,
-	NFC_STATS_A_PKT_LOOKUPS,
-	NFC_STATS_A_PKT_MATCHES,
-	NFC_STATS_A_PKT_DROPPED,
-	NFC_STATS_A_PKT_MARKED,
+enum nf_cuckoo_stats_attr {
+	NF_CUCKOO_STATS_A_UNSPEC,
+	NF_CUCKOO_STATS_A_PAD,
+	NF_CUCKOO_STATS_A_ITEMS,
+	NF_CUCKOO_STATS_A_LOAD_PPM,
+	NF_CUCKOO_STATS_A_BYTES,
+	NF_CUCKOO_STATS_A_TABLE_BYTES,
+	NF_CUCKOO_STATS_A_SLOTS,
+	NF_CUCKOO_STATS_A_NBUCKETS,
+	NF_CUCKOO_STATS_A_VICTIM,
+	NF_CUCKOO_STATS_A_PKT_LOOKUPS,
+	NF_CUCKOO_STATS_A_PKT_MATCHES,
+	NF_CUCKOO_STATS_A_PKT_DROPPED,
+	NF_CUCKOO_STATS_A_PKT_MARKED,
 
-	__NFC_STATS_A_MAX
+	__NF_CUCKOO_STATS_A_MAX
 };
-#define NFC_STATS_A_MAX (__NFC_STATS_A_MAX - 1)
+#define NF_CUCKOO_STATS_A_MAX (__NF_CUCKOO_STATS_A_MAX - 1)
 
 /**
- * struct nfc_flow_key - the bytes a filter hashes, for an entry or a packet
+ * struct nf_cuckoo_flow_key - the bytes a filter hashes, for an entry or a packet
  * @src:	source address, network order; IPv4 in src[0], src[1..3] zero
  * @dst:	destination address, as @src
  * @sport:	source port, network order; 0 for protocols without ports
  * @dport:	destination port, as @sport
- * @family:	NFC_FAMILY_IPV4 or NFC_FAMILY_IPV6; 0 when the key holds
+ * @family:	NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6; 0 when the key holds
  *		no address
  * @proto:	L4 protocol
  * @pad:	always zero
@@ -571,7 +571,7 @@ enum nfc_stats_attr {
  * layout, which is why it is part of the interface (userspace may compute
  * keys to query a saved image offline).  40 bytes, no implicit padding.
  */
-struct nfc_flow_key {
+struct nf_cuckoo_flow_key {
 	__be32 src[4];
 	__be32 dst[4];
 	__be16 sport;
