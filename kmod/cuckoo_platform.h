@@ -72,6 +72,20 @@
 #define cf_write_unlock_bh()	local_bh_enable()
 
 /*
+ * That holds only where local_bh_disable() also disables preemption.  On
+ * PREEMPT_RT it does not: a writer can be preempted in the middle of a
+ * move by a reader of higher priority on its CPU (a LOCAL_OUT hook runs
+ * in process context), which would then spin on the odd counter for as
+ * long as the writer is kept off the CPU.  The counter is the core's own,
+ * shared with the userspace build, not the kernel's lock-associated
+ * seqcount that would make such a reader wait on the writer's lock; until
+ * it is, a PREEMPT_RT kernel is refused at build time rather than hung.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "nf_cuckoo does not support PREEMPT_RT kernels: its lockless readers could spin on a preempted writer"
+#endif
+
+/*
  * Tables are charged to the caller's memory cgroup and may be large: a
  * failure is reported to the user as an error, not as a warning in the
  * kernel log.  Without

@@ -31,6 +31,25 @@ build_module() {
 	make -s module && echo "ok - module nf_cuckoo.ko builds with -Werror"
 }
 
+# PREEMPT_RT is refused at build time (kmod/cuckoo_platform.h says why):
+# the module's sources, built in a copy with CONFIG_PREEMPT_RT defined,
+# must fail with that message, not build nor fail for another reason.
+build_refuses_rt() {
+	local tmp out
+	tmp=$(mktemp -d) || return 1
+	cp -r Kbuild kmod uapi "$tmp"
+	out=$(make -s -C "/lib/modules/$(scripts/kver.sh)/build" M="$tmp" \
+		KCFLAGS=-DCONFIG_PREEMPT_RT=1 modules 2>&1)
+	local rc=$?
+	rm -rf "$tmp"
+	if [ "$rc" -ne 0 ] && grep -q 'nf_cuckoo does not support PREEMPT_RT' <<<"$out"; then
+		echo "ok - module build refuses PREEMPT_RT with a message"
+	else
+		echo "not ok - module build refuses PREEMPT_RT with a message (status $rc)"
+		printf '%s\n' "$out" | grep -E 'error|warning' | head -n 5 | sed 's/^/# /'
+	fi
+}
+
 # The benchmark is not a test; running it in quick mode shows it works.
 bench_quick() {
 	make -s -C bench quick && echo "ok - bench-core runs in quick mode"
@@ -41,6 +60,7 @@ stage uapi scripts/uapi-clash.sh
 stage unit make -s -C tests check
 stage bench-quick bench_quick
 stage module build_module
+stage module-rt build_refuses_rt
 stage lint scripts/lint.sh
 stage cfctl make -s -C tools/cfctl check
 if [ -f nf_cuckoo.ko ]; then

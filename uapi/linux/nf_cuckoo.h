@@ -90,6 +90,12 @@
  *     entry i fails (add: NF_CUCKOO_ENTRY_E_FULL, the filter is full; delete:
  *     NF_CUCKOO_ENTRY_E_NOENT, the entry is not in the filter), the entries this
  *     message already applied are undone, so the filter is as before.
+ * All or nothing holds for the caller, not for the packet path: the
+ * entries are applied one at a time, and a packet looked up while the
+ * batch is applied, or undone, may see part of it.  A packet can be
+ * dropped by an entry of an ADD batch that then fails and is undone, or
+ * pass where an entry of a DEL batch that then fails was absent until the
+ * undo put it back.
  * The kernel then answers with one reply message (same cmd) holding NAME,
  * BATCH_DONE (entries applied, or tested), BATCH_SKIPPED (entries skipped
  * because of BATCH_FLAGS), and for TEST_ENTRIES, TEST_HITS and TEST_BITMAP.
