@@ -1255,6 +1255,13 @@ size_t fake_count(void)
 	return n;
 }
 
+int64_t fake_items(const char *name)
+{
+	struct fake_filter *f = find(name);
+
+	return f ? (int64_t)cf_count(f->cf) : -1;
+}
+
 void fake_reset(void)
 {
 	struct dgram *d;

@@ -18,4 +18,7 @@ void fake_reset(void);
 /* Filters there are, loading ones included. */
 size_t fake_count(void);
 
+/* Items of filter name, -1 if there is none. */
+int64_t fake_items(const char *name);
+
 #endif /* CFCTL_FAKE_NL_H */

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: `cfctl restore` (saverest.c, ops.c, nl.c, info.c)
- * against fake_nl.c, which answers as the module does.
+ * libFuzzer target: `cfctl restore` and bulk `add/del/test -f` (saverest.c,
+ * entries.c, ops.c, nl.c, info.c) against fake_nl.c, which answers as the
+ * module does.
  *
- * Input: byte 0 bit 0 is -exist; the rest is the stream.  Every run starts
- * with no filter.  Checked, besides memory errors and leaks:
- *  - a stream refused as input (status 2) leaves nothing behind;
+ * Input: byte 0 bit 0 is -exist, bits 1-2 the verb (0 restore, 1 add,
+ * 2 del, 3 test); the rest is the stream, or the -f file.  A restore
+ * starts with no filter; add, del and test with filter f (family inet, key
+ * of the 5-tuple) holding two entries.  Checked, besides memory errors and
+ * leaks:
+ *  - input refused (status 2) changes nothing: a restore leaves no
+ *    filter, add and del leave f's items as they were;
  *  - after a stream that restored (status 0), `save` succeeds, and
  *    restoring that save into an empty fake and saving again gives the
- *    same text (save and restore round-trip).
+ *    same text (save and restore round-trip);
+ *  - test never gets a refusal from the fake (status 3): whatever cfctl
+ *    accepted as entries of f, it must send as the module takes them.
  */
 #include <unistd.h>
 
@@ -60,6 +67,41 @@ static int run(int (*verb)(int, char **), const char *name, const char *file)
 	return verb(0, NULL);
 }
 
+static const char setup[] = "create f family inet capacity 1000\n"
+	"add f udp 10.0.0.1:1 10.0.0.2:2\n"
+	"add f tcp [2001:db8::1]:443 [2001:db8::2]:5000\n";
+
+/* add, del or test -f FILE on filter f, FILE holding data. */
+static void bulk(int verb, const uint8_t *data, size_t size)
+{
+	static int (*const fn[])(int, char **) = { NULL, cmd_add, cmd_del,
+						   cmd_test };
+	static const char *const names[] = { NULL, "add", "del", "test" };
+	char f[] = "f", *argv[] = { f, NULL };
+	bool exist = opts.exist;
+	int64_t before;
+	int r;
+
+	opts.exist = false;
+	put(s1, (const uint8_t *)setup, sizeof(setup) - 1);
+	r = run(cmd_restore, "restore", s1);
+	FUZZ_ASSERT(r == EXIT_OK && fake_items("f") == 2, "setup: %d", r);
+	opts.exist = exist;
+	opts.quiet = true;	/* test's answers */
+	put(in, data, size);
+	before = fake_items("f");
+	verb_name = names[verb];
+	fuzz_file = in;
+	r = fn[verb](1, argv);
+	FUZZ_ASSERT(r >= EXIT_OK && r <= EXIT_FAIL, "status %d", r);
+	if (r == EXIT_USAGE)
+		FUZZ_ASSERT(fake_items("f") == before,
+			    "refused input changed f: %lld items, were %lld",
+			    (long long)fake_items("f"), (long long)before);
+	if (verb == 3)
+		FUZZ_ASSERT(r != EXIT_FAIL, "test: the fake refused a request");
+}
+
 static void cleanup(void)
 {
 	unlink(in);
@@ -89,6 +131,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_reset();
 	memset(&opts, 0, sizeof(opts));
 	opts.exist = data[0] & 1;
+	if ((data[0] >> 1) & 3) {
+		bulk((data[0] >> 1) & 3, data + 1, size - 1);
+		fake_reset();
+		return 0;
+	}
 	put(in, data + 1, size - 1);
 
 	r = run(cmd_restore, "restore", in);
