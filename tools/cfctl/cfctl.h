@@ -12,6 +12,10 @@
  *   ops.c      queued requests: batching, pipelining, error reports
  *   info.c     filter descriptions: decoding, text and JSON output
  *   saverest.c save and restore
+ *   entries.c  add, del, test
+ * Tests (make check): test_parse.c, test_cli.sh; test_fake.sh runs
+ * cfctl_fake, cfctl linked with fake_nl.c in place of nl_sock.c, which
+ * answers as the module does; fuzz/ holds the libFuzzer targets.
  */
 #ifndef CFCTL_H
 #define CFCTL_H
