@@ -338,7 +338,7 @@ static int parse_cmdline(int argc, char **argv, struct parsed *p)
 			break;
 		}
 	}
-	/* The words point into argv and into copies of it that stay. */
+	/* Only the array: strdup'ed arguments stay until exit. */
 	free(w);
 	return r;
 }
