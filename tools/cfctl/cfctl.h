@@ -7,10 +7,15 @@
  *   parse.c    words of filter parameters (names, numbers, family, key...)
  *   entry.c    entries as a person writes a flow ("udp 1.2.3.4:5 ...")
  *   base64.c   the save format's encoding
- *   nl.c       netlink plumbing: socket, requests, acks, extended acks
+ *   nl.c       netlink plumbing: requests, acks, extended acks
+ *   nl_sock.c  the netlink socket (fake_nl.c stands in for it in tests)
  *   ops.c      queued requests: batching, pipelining, error reports
  *   info.c     filter descriptions: decoding, text and JSON output
  *   saverest.c save and restore
+ *   entries.c  add, del, test
+ * Tests (make check): test_parse.c, test_cli.sh; test_fake.sh runs
+ * cfctl_fake, cfctl linked with fake_nl.c in place of nl_sock.c, which
+ * answers as the module does; fuzz/ holds the libFuzzer targets.
  */
 #ifndef CFCTL_H
 #define CFCTL_H

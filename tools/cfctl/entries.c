@@ -228,10 +228,45 @@ static int keep_text(struct ent_ctx *c, uint32_t idx, const struct entry *e)
 	return c->texts[idx - 1] ? 0 : -1;
 }
 
-static int read_entry_file(FILE *f, struct opq *q, uint8_t cmd,
-			   const char *name, uint32_t flags,
-			   const struct keyspec *ks, struct ent_ctx *c,
-			   bool keep, uint64_t *count)
+/*
+ * Entries as read, before the filter is looked up: the syntax of all of
+ * them is checked without the kernel, then each against the filter's key.
+ * line: the input line, or the entry's rank on the command line.
+ */
+struct parsed {
+	struct entry *e;
+	uint32_t *line;
+	size_t n, cap;
+};
+
+static int parsed_push(struct parsed *p, const struct entry *e, uint32_t line)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct entry *ne = realloc(p->e, cap * sizeof(*ne));
+		uint32_t *nl;
+
+		if (!ne)
+			return -1;
+		p->e = ne;
+		nl = realloc(p->line, cap * sizeof(*nl));
+		if (!nl)
+			return -1;
+		p->line = nl;
+		p->cap = cap;
+	}
+	p->e[p->n] = *e;
+	p->line[p->n++] = line;
+	return 0;
+}
+
+static void parsed_free(struct parsed *p)
+{
+	free(p->e);
+	free(p->line);
+}
+
+static int read_entry_file(FILE *f, struct parsed *p)
 {
 	char *line = NULL, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
 	size_t cap = 0;
@@ -250,23 +285,16 @@ static int read_entry_file(FILE *f, struct opq *q, uint8_t cmd,
 			r = EXIT_USAGE;
 			break;
 		}
-		if (entry_parse(w, n, false, &e, &used, err, sizeof(err)) ||
-		    entry_check(&e, ks, name, err, sizeof(err))) {
+		if (entry_parse(w, n, false, &e, &used, err, sizeof(err))) {
 			errmsg("line %" PRIu32 ": %s; nothing was applied", lineno, err);
 			r = EXIT_USAGE;
 			break;
 		}
-		if (keep && keep_text(c, lineno, &e)) {
+		if (parsed_push(p, &e, lineno)) {
 			errmsg("out of memory");
 			r = EXIT_FAIL;
 			break;
 		}
-		if (opq_entry(q, cmd, name, flags, &e, lineno)) {
-			errmsg("out of memory");
-			r = EXIT_FAIL;
-			break;
-		}
-		(*count)++;
 	}
 	if (!r && ferror(f)) {
 		errmsg("read error: %s", strerror(errno));
@@ -276,10 +304,83 @@ static int read_entry_file(FILE *f, struct opq *q, uint8_t cmd,
 	return r;
 }
 
+/* The entries of the command line, parsed; EXIT_* */
+static int parse_cmdline(int argc, char **argv, struct parsed *p)
+{
+	char err[ERRLEN];
+	char **w;
+	int nw = 0, i, r = EXIT_OK;
+
+	w = cmdline_words(argc, argv, &nw);
+	if (!w) {
+		if (nw >= 0)
+			errmsg("out of memory");
+		return nw < 0 ? EXIT_USAGE : EXIT_FAIL;
+	}
+	for (i = 0; i < nw;) {
+		struct entry e;
+		int used;
+
+		if (!strcmp(w[i], ",")) {
+			i++;
+			continue;
+		}
+		if (entry_parse(w + i, nw - i, true, &e, &used, err,
+				sizeof(err))) {
+			errmsg("entry %zu: %s", p->n + 1, err);
+			r = EXIT_USAGE;
+			break;
+		}
+		i += used;
+		if (parsed_push(p, &e, (uint32_t)(p->n + 1))) {
+			errmsg("out of memory");
+			r = EXIT_FAIL;
+			break;
+		}
+	}
+	/* Only the array: strdup'ed arguments stay until exit. */
+	free(w);
+	return r;
+}
+
+/* Check each entry against the filter's key and queue it; EXIT_* */
+static int queue_entries(struct parsed *p, struct opq *q, uint8_t cmd,
+			 const char *name, uint32_t flags,
+			 const struct keyspec *ks, struct ent_ctx *c,
+			 bool keep, bool file)
+{
+	char err[ERRLEN], buf[160];
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct entry *e = &p->e[i];
+		uint32_t line = p->line[i];
+
+		if (entry_check(e, ks, name, err, sizeof(err))) {
+			if (file) {
+				errmsg("line %" PRIu32 ": %s; nothing was applied",
+				       line, err);
+			} else {
+				entry_format(e, buf, sizeof(buf));
+				errmsg("entry %" PRIu32 " (%s): %s", line, buf,
+				       err);
+			}
+			return EXIT_USAGE;
+		}
+		if ((keep && keep_text(c, line, e)) ||
+		    opq_entry(q, cmd, name, flags, e, line)) {
+			errmsg("out of memory");
+			return EXIT_FAIL;
+		}
+	}
+	return EXIT_OK;
+}
+
 static int do_entries(uint8_t cmd, int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct ent_ctx c = { 0 };
+	struct parsed p = { 0 };
 	struct filter_info fi;
 	struct keyspec ks;
 	char err[ERRLEN];
@@ -288,8 +389,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 	struct opq q;
 	uint64_t count = 0, present = 0, absent = 0;
 	uint32_t flags = 0;
-	char **w = NULL;
-	int nw = 0, r = EXIT_OK, i;
+	int r = EXIT_OK, i;
 	double t0, t1;
 	bool keep_texts;
 	size_t k;
@@ -321,82 +421,50 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		flags = NF_CUCKOO_BATCH_F_MISSING_OK;
 	keep_texts = !file || (cmd == NF_CUCKOO_CMD_TEST_ENTRIES && opts.verbose);
 
-	if (cfnl_open(&nl))
-		return EXIT_FAIL;
-	if (info_get(&nl, name, &fi)) {
-		cfnl_close(&nl);
-		return EXIT_FAIL;
-	}
-	if (fi.loading) {
-		errmsg("filter %s is being restored (%s)", name, strerror(EBUSY));
-		cfnl_close(&nl);
-		return EXIT_FAIL;
-	}
-	info_keyspec(&fi, &ks);
-	opq_init(&q, &nl);
-
+	/* Syntax first, so that it is reported (status 2) with or without
+	 * the module; -f input is read whole, as parsed entries. */
 	if (file) {
 		FILE *f = open_input(file);
 
-		if (!f) {
-			r = EXIT_FAIL;
-			goto out;
-		}
-		r = read_entry_file(f, &q, cmd, name, flags, &ks, &c,
-				    keep_texts, &count);
+		if (!f)
+			return EXIT_FAIL;
+		r = read_entry_file(f, &p);
 		if (f != stdin)
 			fclose(f);
-		if (r)
-			goto out;
 	} else {
-		w = cmdline_words(argc, argv, &nw);
-		if (!w) {
-			if (nw >= 0)
-				errmsg("out of memory");
-			r = nw < 0 ? EXIT_USAGE : EXIT_FAIL;
-			goto out;
-		}
-		for (i = 0; i < nw;) {
-			struct entry e;
-			int used;
-
-			if (!strcmp(w[i], ",")) {
-				i++;
-				continue;
-			}
-			if (entry_parse(w + i, nw - i, true, &e, &used, err,
-					sizeof(err))) {
-				errmsg("entry %" PRIu64 ": %s", count + 1, err);
-				r = EXIT_USAGE;
-				goto out;
-			}
-			if (entry_check(&e, &ks, name, err, sizeof(err))) {
-				char buf[160];
-
-				entry_format(&e, buf, sizeof(buf));
-				errmsg("entry %" PRIu64 " (%s): %s", count + 1,
-				       buf, err);
-				r = EXIT_USAGE;
-				goto out;
-			}
-			i += used;
-			if (keep_text(&c, (uint32_t)(count + 1), &e) ||
-			    opq_entry(&q, cmd, name, flags, &e,
-				      (uint32_t)(count + 1))) {
-				errmsg("out of memory");
-				r = EXIT_FAIL;
-				goto out;
-			}
-			count++;
-		}
+		r = parse_cmdline(argc, argv, &p);
 	}
-	if (!count) {
-		if (cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
-			errmsg("no entries to test");
-			r = EXIT_USAGE;
-		}
+	if (!r && !p.n && cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
+		errmsg("no entries to test");
+		r = EXIT_USAGE;
+	}
+	if (r) {
+		parsed_free(&p);
+		return r;
+	}
+
+	if (cfnl_open(&nl)) {
+		parsed_free(&p);
+		return EXIT_FAIL;
+	}
+	opq_init(&q, &nl);
+	if (info_get(&nl, name, &fi)) {
+		r = EXIT_FAIL;
 		goto out;
 	}
+	if (fi.loading) {
+		errmsg("filter %s is being restored (%s)", name, strerror(EBUSY));
+		r = EXIT_FAIL;
+		goto out;
+	}
+	info_keyspec(&fi, &ks);
+	r = queue_entries(&p, &q, cmd, name, flags, &ks, &c, keep_texts,
+			  file != NULL);
+	count = p.n;
+	parsed_free(&p);
+	p = (struct parsed){ 0 };
+	if (r || !count)
+		goto out;
 
 	t0 = now();
 	i = opq_run(&q);
@@ -455,10 +523,10 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 out:
 	opq_free(&q);
 	cfnl_close(&nl);
+	parsed_free(&p);
 	for (k = 0; k < c.ntexts; k++)
 		free(c.texts[k]);
 	free(c.texts);
-	free(w);
 	return r;
 }
 

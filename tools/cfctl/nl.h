@@ -43,6 +43,12 @@ enum cfnl_kind {
 typedef void (*cfnl_cb)(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 			const struct nlerr *e);
 
+/*
+ * The socket layer, nl_sock.c: cfnl_open, cfnl_close, cfnl_send and
+ * cfnl_recv.  The tests link fake_nl.c instead, which provides the same
+ * four and answers from filters kept in memory, as the kernel would.
+ */
+
 /* Open the socket and find the family; on failure print why, return -1. */
 int cfnl_open(struct cfnl *nl);
 void cfnl_close(struct cfnl *nl);
@@ -54,6 +60,9 @@ int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq);
 /* Receive one datagram and pass its messages to cb: 0, -EAGAIN when
  * nonblocking and nothing is there, or -errno. */
 int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
+
+/* Pass the messages of one datagram of replies, buf[0..len), to cb. */
+void cfnl_dispatch(uint8_t *buf, size_t len, cfnl_cb cb, void *arg);
 
 /*
  * Send a request and wait for its end (the ack, or a dump's DONE); data

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cfctl's command line without a kernel: help, usage errors and their exit
-# status (2), checked before any netlink.  TAP output.
+# status (2), checked before any netlink, entry syntax included (on the
+# command line and in -f files).  TAP output.
 #   test_cli.sh [PATH/TO/cfctl]
 set -u
 CFCTL=${1:-$(dirname "$0")/cfctl}
@@ -26,7 +27,10 @@ t() {	# t DESCRIPTION WANT_STATUS PATTERN -- ARGS...
 }
 
 echo "TAP version 13"
-echo "1..24"
+bad=$(mktemp)
+trap 'rm -f "$bad"' EXIT
+printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
+echo "1..30"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -51,4 +55,10 @@ t "set: nothing to set" 2 "nothing to set" -- set x
 t "add without entries" 2 "no entries given" -- add x
 t "add: entries and -f" 2 "not both" -- add -f /dev/null x src 1.2.3.4
 t "restore takes no names" 2 "usage: cfctl restore" -- restore x
+t "add: entry syntax before the kernel" 2 "add: entry 1: unrecognized word 'garbage'" -- add f garbage
+t "add: second entry's syntax too" 2 "add: entry 2: " -- add f udp 10.0.0.1:1 10.0.0.2:2 , udp 10.0.0.1:99999 10.0.0.2:2
+t "del: entry syntax before the kernel" 2 "del: entry 1: unrecognized word 'garbage'" -- del f garbage
+t "test: entry syntax before the kernel" 2 "test: entry 1: unrecognized word 'garbage'" -- test f garbage
+t "add -f: a bad line is named before the kernel" 2 "add: line 4: .*nothing was applied" -- add -f "$bad" f
+t "test -f: no entries" 2 "no entries to test" -- test -f /dev/null f
 [ $failed = 0 ]

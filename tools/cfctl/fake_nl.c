@@ -1,0 +1,1365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl tests: a fake of the netlink socket layer (nl_sock.c), linked in
+ * its place into cfctl_fake and the fuzz targets.  It answers requests as
+ * the nf_cuckoo module does (kmod/netlink.c): the same checks, errnos,
+ * extended-ack messages and offsets, batch replies, dumps ending in DONE,
+ * all-or-nothing batches, SAVE images and LOAD_* with their aborts.  The
+ * filters themselves are the real core, kmod/cuckoo.c, built in
+ * userspace, keyed as kmod/flowkey.c keys entries.
+ *
+ * Environment (cfctl_fake):
+ *   CFCTL_FAKE_STATE=FILE  the filters live in FILE between runs (read at
+ *                          cfnl_open, written back at cfnl_close); without
+ *                          it every run starts empty.
+ *   CFCTL_FAKE_FAIL_AT=N   request N (1-based) of this run fails with EIO
+ *                          and the ext-ack "fake: injected failure".
+ * What it does not model: the packet path (statistics stay 0), several
+ * sockets (every load is this socket's), per-namespace memory (one
+ * ceiling, fake_mem_max, on each filter), nested
+ * NF_CUCKOO_A_ENTRY entries (cfctl sends packed ones; refused here with
+ * EOPNOTSUPP), and lost replies.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl.h"
+#include "fake_nl.h"
+#include "cuckoo.h"
+
+#define FAKE_FAMILY	0x1f
+/* What an unprivileged socket gets by default: net.core.wmem_max. */
+#define FAKE_SNDBUF	212992
+#define FAKE_RBUF	(1 << 20)
+/* A dump's messages share a datagram up to this size, as an skb would. */
+#define FAKE_DGRAM	65536
+
+struct fake_cfg {
+	char name[NF_CUCKOO_NAME_MAXLEN];
+	uint8_t families, bidir, hook, action, invert, enabled;
+	uint32_t fields, mark, mark_mask;
+	int32_t priority;
+};
+
+struct fake_filter {
+	struct fake_filter *next;
+	struct fake_cfg c;
+	struct cuckoo_filter *cf;
+	bool loading;
+	uint64_t load_off, load_total;
+};
+
+struct dgram {
+	struct dgram *next;
+	size_t len, cap;
+	bool join;		/* a dump's: more of its messages may follow */
+	uint8_t data[];
+};
+
+/* The ceiling (netns_mem_max_mb): a test machine's, not a namespace's. */
+uint64_t fake_mem_max = 256ULL << 20;
+
+static struct {
+	struct fake_filter *filters;	/* in creation order */
+	struct dgram *head, *tail;
+	unsigned long requests, fail_at;
+	uint64_t seed;
+	bool open;
+} fk;
+
+/* ---- replies ---- */
+
+static void queue_bytes(const void *p, size_t len, bool join)
+{
+	struct dgram *d = fk.tail;
+	size_t alen = NLMSG_ALIGN(len);
+
+	if (!join || !d || !d->join || d->len + alen > d->cap) {
+		size_t cap = join && alen < FAKE_DGRAM ? FAKE_DGRAM : alen;
+
+		d = calloc(1, sizeof(*d) + cap);
+		if (!d)
+			abort();
+		d->cap = cap;
+		d->join = join;
+		if (fk.tail)
+			fk.tail->next = d;
+		else
+			fk.head = d;
+		fk.tail = d;
+	}
+	memcpy(d->data + d->len, p, len);
+	d->len += alen;
+}
+
+static void queue_msg(struct nl_msg *m, bool join)
+{
+	queue_bytes(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, join);
+	nlmsg_free(m);
+}
+
+struct req {
+	struct nlmsghdr *nlh;
+	uint8_t cmd;
+	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
+	/* the error's extended ack */
+	const char *msg;
+	const struct nlattr *bad;
+	int miss;
+};
+
+static int req_err(struct req *r, const struct nlattr *bad, int err,
+		   const char *msg)
+{
+	r->msg = msg;
+	r->bad = bad;
+	return err;
+}
+
+static void put_tlvs(struct nl_msg *m, struct req *r)
+{
+	if (r->msg)
+		nla_put_string(m, NLMSGERR_ATTR_MSG, r->msg);
+	if (r->bad)
+		nla_put_u32(m, NLMSGERR_ATTR_OFFS,
+			    (uint32_t)((const uint8_t *)r->bad -
+				       (const uint8_t *)r->nlh));
+	if (r->miss)
+		nla_put_u32(m, NLMSGERR_ATTR_MISS_TYPE, (uint32_t)r->miss);
+}
+
+/* The ack, capped (NETLINK_CAP_ACK), with TLVs on an error. */
+static void queue_ack(struct req *r, int err)
+{
+	bool tlvs = err && (r->msg || r->bad || r->miss);
+	struct nl_msg *m = nlmsg_alloc_size(4096);
+	struct nlmsgerr *e;
+
+	if (!m)
+		abort();
+	e = nlmsg_data(nlmsg_put(m, 0, r->nlh->nlmsg_seq, NLMSG_ERROR,
+				 sizeof(*e), NLM_F_CAPPED |
+				 (tlvs ? NLM_F_ACK_TLVS : 0)));
+	e->error = err;
+	e->msg = *r->nlh;
+	if (tlvs)
+		put_tlvs(m, r);
+	queue_msg(m, false);
+}
+
+static void queue_done(struct req *r, int err)
+{
+	bool tlvs = err && (r->msg || r->miss);
+	struct nl_msg *m = nlmsg_alloc_size(4096);
+	int *p;
+
+	if (!m)
+		abort();
+	p = nlmsg_data(nlmsg_put(m, 0, r->nlh->nlmsg_seq, NLMSG_DONE,
+				 sizeof(int), NLM_F_MULTI |
+				 (tlvs ? NLM_F_ACK_TLVS : 0)));
+	*p = err;
+	if (tlvs) {
+		r->bad = NULL;	/* a dump's error points at nothing */
+		put_tlvs(m, r);
+	}
+	queue_msg(m, true);
+}
+
+static struct nl_msg *reply(struct req *r, uint8_t cmd, int flags,
+			    size_t size)
+{
+	struct nl_msg *m = nlmsg_alloc_size(size);
+
+	if (!m || !genlmsg_put(m, 0, r->nlh->nlmsg_seq, FAKE_FAMILY, 0, flags,
+			       cmd, NF_CUCKOO_GENL_VERSION))
+		abort();
+	return m;
+}
+
+/* ---- filters ---- */
+
+static struct fake_filter *find(const char *name)
+{
+	struct fake_filter *f;
+
+	for (f = fk.filters; f; f = f->next)
+		if (!strcmp(f->c.name, name))
+			return f;
+	return NULL;
+}
+
+static void unlink_filter(struct fake_filter *f)
+{
+	struct fake_filter **pp;
+
+	for (pp = &fk.filters; *pp; pp = &(*pp)->next)
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	cf_free(f->cf);
+	free(f);
+}
+
+static void insert(struct fake_filter *f)
+{
+	struct fake_filter **pp = &fk.filters;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = f;
+}
+
+/* ---- request checks, as the policies of kmod/netlink.c ---- */
+
+enum { T_NONE, T_U8, T_U16, T_U32, T_U64, T_STR, T_BIN, T_NEST };
+
+static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = T_STR, [NF_CUCKOO_A_FAMILY] = T_U8,
+	[NF_CUCKOO_A_KEY_FIELDS] = T_U32, [NF_CUCKOO_A_CAPACITY] = T_U64,
+	[NF_CUCKOO_A_FP_BITS] = T_U8, [NF_CUCKOO_A_FPR] = T_U32,
+	[NF_CUCKOO_A_BUCKET_SIZE] = T_U8, [NF_CUCKOO_A_MAX_KICKS] = T_U16,
+	[NF_CUCKOO_A_SEED] = T_U64, [NF_CUCKOO_A_HOOK] = T_U8,
+	[NF_CUCKOO_A_PRIORITY] = T_U32, [NF_CUCKOO_A_ACTION] = T_U8,
+	[NF_CUCKOO_A_MARK] = T_U32, [NF_CUCKOO_A_MARK_MASK] = T_U32,
+	[NF_CUCKOO_A_BIDIRECTIONAL] = T_U8, [NF_CUCKOO_A_INVERT] = T_U8,
+	[NF_CUCKOO_A_ENABLED] = T_U8, [NF_CUCKOO_A_ENTRY] = T_NEST,
+	[NF_CUCKOO_A_BATCH_FLAGS] = T_U32, [NF_CUCKOO_A_IMAGE_HEADER] = T_BIN,
+	[NF_CUCKOO_A_CHUNK_OFFSET] = T_U64, [NF_CUCKOO_A_CHUNK_DATA] = T_BIN,
+	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
+};
+
+#define B(a)	(1ULL << NF_CUCKOO_A_##a)
+#define PACKET	(B(NAME) | B(FAMILY) | B(KEY_FIELDS) | B(HOOK) | B(PRIORITY) | \
+		 B(BIDIRECTIONAL) | B(ACTION) | B(MARK) | B(MARK_MASK) | \
+		 B(INVERT) | B(ENABLED))
+#define ENTRIES	(B(NAME) | B(ENTRY) | B(ENTRIES_IPV4) | B(ENTRIES_IPV6))
+
+static uint64_t allowed(uint8_t cmd)
+{
+	switch (cmd) {
+	case NF_CUCKOO_CMD_NEW:
+		return PACKET | B(CAPACITY) | B(FP_BITS) | B(FPR) |
+		       B(BUCKET_SIZE) | B(MAX_KICKS) | B(SEED);
+	case NF_CUCKOO_CMD_DEL:
+	case NF_CUCKOO_CMD_GET:
+	case NF_CUCKOO_CMD_FLUSH:
+	case NF_CUCKOO_CMD_SAVE:
+	case NF_CUCKOO_CMD_LOAD_END:
+		return B(NAME);
+	case NF_CUCKOO_CMD_SET:
+		return B(NAME) | B(ACTION) | B(MARK) | B(MARK_MASK) |
+		       B(INVERT) | B(ENABLED);
+	case NF_CUCKOO_CMD_ADD_ENTRIES:
+	case NF_CUCKOO_CMD_DEL_ENTRIES:
+		return ENTRIES | B(BATCH_FLAGS);
+	case NF_CUCKOO_CMD_TEST_ENTRIES:
+		return ENTRIES;
+	case NF_CUCKOO_CMD_LOAD_BEGIN:
+		return PACKET | B(IMAGE_HEADER);
+	case NF_CUCKOO_CMD_LOAD_CHUNK:
+		return B(NAME) | B(CHUNK_OFFSET) | B(CHUNK_DATA);
+	}
+	return 0;
+}
+
+static uint64_t u(const struct nlattr *a)
+{
+	switch (nla_len(a)) {
+	case 1:
+		return nla_get_u8(a);
+	case 2:
+		return nla_get_u16(a);
+	case 4:
+		return nla_get_u32(a);
+	default:
+		return nla_get_u64(a);
+	}
+}
+
+/* Ranges of the policies; 0 if fine. */
+static int check_range(struct req *r, int t, const struct nlattr *a)
+{
+	uint64_t v = u(a);
+	int64_t s;
+
+	switch (t) {
+	case NF_CUCKOO_A_FAMILY:
+		if (v < NF_CUCKOO_FAMILY_IPV4 || v > NF_CUCKOO_FAMILY_INET)
+			goto range;
+		break;
+	case NF_CUCKOO_A_KEY_FIELDS:
+		if (v & ~(uint64_t)NF_CUCKOO_KEY_ALL)
+			return req_err(r, a, -EINVAL, "reserved bit set");
+		break;
+	case NF_CUCKOO_A_CAPACITY:
+		if (v < 1)
+			goto range;
+		break;
+	case NF_CUCKOO_A_FP_BITS:
+		if (v < NF_CUCKOO_FP_BITS_MIN || v > NF_CUCKOO_FP_BITS_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_FPR:
+		if (v < 1 || v >= NF_CUCKOO_FPR_SCALE)
+			goto range;
+		break;
+	case NF_CUCKOO_A_BUCKET_SIZE:
+		if (v < 2 || v > 8)
+			goto range;
+		break;
+	case NF_CUCKOO_A_MAX_KICKS:
+		if (v < 1 || v > NF_CUCKOO_MAX_KICKS_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_HOOK:
+		if (v > NF_CUCKOO_HOOK_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_PRIORITY:
+		s = (int32_t)(uint32_t)v;
+		if (s == INT_MIN || s == INT_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_ACTION:
+		if (v > NF_CUCKOO_ACTION_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_BIDIRECTIONAL:
+	case NF_CUCKOO_A_INVERT:
+	case NF_CUCKOO_A_ENABLED:
+		if (v > 1)
+			goto range;
+		break;
+	case NF_CUCKOO_A_BATCH_FLAGS:
+		if (v & ~(uint64_t)NF_CUCKOO_BATCH_F_ALL)
+			return req_err(r, a, -EINVAL, "reserved bit set");
+		break;
+	}
+	return 0;
+range:
+	return req_err(r, a, -ERANGE, "integer out of range");
+}
+
+static int check_attr(struct req *r, const struct nlattr *a)
+{
+	int t = nla_type(a), len = nla_len(a);
+	static const int size[] = { [T_U8] = 1, [T_U16] = 2, [T_U32] = 4,
+				    [T_U64] = 8 };
+	size_t rec;
+
+	if (t > NF_CUCKOO_A_MAX || !(allowed(r->cmd) & (1ULL << t)))
+		return req_err(r, a, -EINVAL, "Unknown attribute type");
+	switch (attr_type[t]) {
+	case T_U8:
+	case T_U16:
+	case T_U32:
+	case T_U64:
+		if (len != size[attr_type[t]])
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		return check_range(r, t, a);
+	case T_STR:
+		if (!len || ((const char *)nla_data(a))[len - 1] ||
+		    len > NF_CUCKOO_NAME_MAXLEN)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		return 0;
+	case T_NEST:
+		if (len && len < NLA_HDRLEN)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		return 0;
+	}
+	switch (t) {
+	case NF_CUCKOO_A_IMAGE_HEADER:
+		if (len > NF_CUCKOO_IMAGE_HEADER_MAXLEN)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		break;
+	case NF_CUCKOO_A_CHUNK_DATA:
+		if (len > NF_CUCKOO_CHUNK_MAX)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		if (!len || len % 8)
+			return req_err(r, a, -EINVAL,
+				       "chunk length must be a non-zero multiple of 8");
+		break;
+	case NF_CUCKOO_A_ENTRIES_IPV4:
+	case NF_CUCKOO_A_ENTRIES_IPV6:
+		rec = t == NF_CUCKOO_A_ENTRIES_IPV4 ?
+		      sizeof(struct nf_cuckoo_entry_ipv4) :
+		      sizeof(struct nf_cuckoo_entry_ipv6);
+		if (len > NF_CUCKOO_ENTRIES_PACKED_BYTES)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		if (!len || len % rec)
+			return req_err(r, a, -EINVAL,
+				       "packed entries must be a non-empty array of whole records");
+		break;
+	}
+	return 0;
+}
+
+static int parse_req(struct req *r)
+{
+	struct nlattr *a, *attrs;
+	int rem, len, err;
+
+	len = (int)r->nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	if (len < 0)
+		return -EINVAL;
+	attrs = (struct nlattr *)((uint8_t *)nlmsg_data(r->nlh) + GENL_HDRLEN);
+	nla_for_each_attr(a, attrs, len, rem) {
+		err = check_attr(r, a);
+		if (err)
+			return err;
+		r->tb[nla_type(a)] = a;
+	}
+	if (rem > 0)
+		return req_err(r, NULL, -EINVAL, "bytes leftover after parsing attributes");
+	return 0;
+}
+
+static const char *get_name(struct req *r)
+{
+	const struct nlattr *a = r->tb[NF_CUCKOO_A_NAME];
+	const char *s;
+	size_t len, i;
+
+	if (!a) {
+		r->msg = "nf_cuckoo: missing filter name (NF_CUCKOO_A_NAME)";
+		r->miss = NF_CUCKOO_A_NAME;
+		return NULL;
+	}
+	s = nla_data(a);
+	len = strnlen(s, NF_CUCKOO_NAME_MAXLEN);
+	if (!len || len >= NF_CUCKOO_NAME_MAXLEN) {
+		req_err(r, a, 0, "filter name must be 1 to 31 characters");
+		return NULL;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!(c < 128 && (c == '_' || c == '.' || c == '-' ||
+				  (c >= '0' && c <= '9') ||
+				  ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')))) {
+			req_err(r, a, 0, "filter name may only hold [A-Za-z0-9_.-]");
+			return NULL;
+		}
+	}
+	return s;
+}
+
+static int lookup_err(struct req *r, int err)
+{
+	return req_err(r, r->tb[NF_CUCKOO_A_NAME], err, err == -EBUSY ?
+		       "filter is being loaded (restore in progress)" :
+		       "no filter of that name in this network namespace");
+}
+
+static int get_filter(struct req *r, bool loading_ok, struct fake_filter **out)
+{
+	const char *name = get_name(r);
+
+	if (!name)
+		return -EINVAL;
+	*out = find(name);
+	if (!*out)
+		return lookup_err(r, -ENOENT);
+	if ((*out)->loading && !loading_ok)
+		return lookup_err(r, -EBUSY);
+	return 0;
+}
+
+static uint32_t a32(const struct nlattr *a, uint32_t dflt)
+{
+	return a ? (uint32_t)u(a) : dflt;
+}
+
+static int parse_cfg(struct req *r, struct fake_cfg *c)
+{
+	struct nlattr **a = r->tb;
+	const char *name = get_name(r);
+	uint32_t addrs, ports;
+
+	memset(c, 0, sizeof(*c));
+	if (!name)
+		return -EINVAL;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (!a[NF_CUCKOO_A_FAMILY]) {
+		r->miss = NF_CUCKOO_A_FAMILY;
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: missing address family (NF_CUCKOO_A_FAMILY)");
+	}
+	c->families = (uint8_t)u(a[NF_CUCKOO_A_FAMILY]);
+	c->fields = a32(a[NF_CUCKOO_A_KEY_FIELDS], NF_CUCKOO_KEY_ALL);
+	c->bidir = (uint8_t)a32(a[NF_CUCKOO_A_BIDIRECTIONAL], 0);
+	c->hook = (uint8_t)a32(a[NF_CUCKOO_A_HOOK], NF_CUCKOO_HOOK_PREROUTING);
+	c->priority = (int32_t)a32(a[NF_CUCKOO_A_PRIORITY],
+				   (uint32_t)NF_CUCKOO_PRIORITY_DEFAULT);
+	c->action = (uint8_t)a32(a[NF_CUCKOO_A_ACTION], NF_CUCKOO_ACTION_DROP);
+	c->mark = a32(a[NF_CUCKOO_A_MARK], 0);
+	c->mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], NF_CUCKOO_MARK_MASK_DEFAULT);
+	c->invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], 0);
+	c->enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], 1);
+	if (!c->fields)
+		return req_err(r, a[NF_CUCKOO_A_KEY_FIELDS], -EINVAL,
+			       "key fields must be a non-empty subset of NF_CUCKOO_KEY_ALL");
+	addrs = c->fields & (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR);
+	ports = c->fields & (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT);
+	if (c->bidir &&
+	    ((addrs && addrs != (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR)) ||
+	     (ports && ports != (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT))))
+		return req_err(r, a[NF_CUCKOO_A_BIDIRECTIONAL] ?
+			       a[NF_CUCKOO_A_BIDIRECTIONAL] : a[NF_CUCKOO_A_KEY_FIELDS],
+			       -EINVAL,
+			       "bidirectional needs both addresses or neither, and both ports or neither");
+	return 0;
+}
+
+/* ---- commands ---- */
+
+static int cmd_new(struct req *r)
+{
+	struct nlattr **a = r->tb;
+	struct fake_filter *f;
+	struct cf_params p = { 0 };
+	struct fake_cfg c;
+	int err;
+
+	err = parse_cfg(r, &c);
+	if (err)
+		return err;
+	if (find(c.name))
+		return req_err(r, a[NF_CUCKOO_A_NAME], -EEXIST,
+			       "a filter of that name exists in this network namespace");
+	if (a[NF_CUCKOO_A_FP_BITS] && a[NF_CUCKOO_A_FPR])
+		return req_err(r, a[NF_CUCKOO_A_FPR], -EINVAL,
+			       "give fingerprint bits or a false-positive rate, not both");
+	p.capacity = a[NF_CUCKOO_A_CAPACITY] ? u(a[NF_CUCKOO_A_CAPACITY]) :
+		     NF_CUCKOO_CAPACITY_DEFAULT;
+	p.fpr_ppb = a32(a[NF_CUCKOO_A_FPR], 0);
+	p.fp_bits = (uint8_t)a32(a[NF_CUCKOO_A_FP_BITS],
+				 p.fpr_ppb ? 0 : NF_CUCKOO_FP_BITS_DEFAULT);
+	p.bucket_size = (uint8_t)a32(a[NF_CUCKOO_A_BUCKET_SIZE],
+				     NF_CUCKOO_BUCKET_SIZE_DEFAULT);
+	if (p.bucket_size & (p.bucket_size - 1))
+		return req_err(r, a[NF_CUCKOO_A_BUCKET_SIZE], -EINVAL,
+			       "bucket size must be 2, 4 or 8");
+	p.max_kicks = (uint16_t)a32(a[NF_CUCKOO_A_MAX_KICKS],
+				    NF_CUCKOO_MAX_KICKS_DEFAULT);
+	p.seed = a[NF_CUCKOO_A_SEED] ? u(a[NF_CUCKOO_A_SEED]) :
+		 (fk.seed = fk.seed * 6364136223846793005ULL + 1442695040888963407ULL);
+	err = cf_params_resolve(&p);
+	if (err && !p.fp_bits)
+		return req_err(r, a[NF_CUCKOO_A_FPR], err,
+			       "false-positive rate below what 32-bit fingerprints give with this bucket size");
+	if (err)
+		return req_err(r, a[NF_CUCKOO_A_CAPACITY], err,
+			       "no table of this geometry can hold that capacity");
+	if (cf_params_bytes(&p) > fake_mem_max)
+		return req_err(r, a[NF_CUCKOO_A_CAPACITY], -EDQUOT,
+			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
+	f = calloc(1, sizeof(*f));
+	if (!f || cf_create(&f->cf, &p)) {
+		free(f);
+		return req_err(r, NULL, -ENOMEM,
+			       "nf_cuckoo: cannot allocate the filter's memory");
+	}
+	f->c = c;
+	insert(f);
+	return 0;
+}
+
+static void put_filter(struct nl_msg *m, const struct fake_filter *f,
+		       bool stats)
+{
+	struct cf_params p;
+	struct cf_stats st;
+	uint64_t fpr;
+	struct nlattr *n;
+
+	cf_get_params(f->cf, &p);
+	/* nfcf_filter_fpr_ppb(): 2b / 2^f, rounded up. */
+	fpr = ((2ULL * p.bucket_size * NF_CUCKOO_FPR_SCALE) +
+	       (1ULL << p.fp_bits) - 1) >> p.fp_bits;
+	if (fpr > NF_CUCKOO_FPR_SCALE)
+		fpr = NF_CUCKOO_FPR_SCALE;
+	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
+	nla_put_u8(m, NF_CUCKOO_A_FAMILY, f->c.families);
+	nla_put_u32(m, NF_CUCKOO_A_KEY_FIELDS, f->c.fields);
+	nla_put_u64(m, NF_CUCKOO_A_CAPACITY, p.capacity);
+	nla_put_u8(m, NF_CUCKOO_A_FP_BITS, p.fp_bits);
+	nla_put_u32(m, NF_CUCKOO_A_FPR, (uint32_t)fpr);
+	nla_put_u8(m, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size);
+	nla_put_u16(m, NF_CUCKOO_A_MAX_KICKS, p.max_kicks);
+	nla_put_u8(m, NF_CUCKOO_A_HOOK, f->c.hook);
+	nla_put_u32(m, NF_CUCKOO_A_PRIORITY, (uint32_t)f->c.priority);
+	nla_put_u8(m, NF_CUCKOO_A_BIDIRECTIONAL, f->c.bidir);
+	nla_put_u8(m, NF_CUCKOO_A_LOADING, f->loading);
+	nla_put_u8(m, NF_CUCKOO_A_ACTION, f->c.action);
+	nla_put_u32(m, NF_CUCKOO_A_MARK, f->c.mark);
+	nla_put_u32(m, NF_CUCKOO_A_MARK_MASK, f->c.mark_mask);
+	nla_put_u8(m, NF_CUCKOO_A_INVERT, f->c.invert);
+	nla_put_u8(m, NF_CUCKOO_A_ENABLED, f->c.enabled);
+	if (!stats)
+		return;
+	cf_get_stats(f->cf, &st);
+	n = nla_nest_start(m, NF_CUCKOO_A_STATS);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_ITEMS, st.count);
+	nla_put_u32(m, NF_CUCKOO_STATS_A_LOAD_PPM, st.load_ppm);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_BYTES, st.bytes);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_TABLE_BYTES, st.table_bytes);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_SLOTS, st.slots);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_NBUCKETS, st.nbuckets);
+	nla_put_u8(m, NF_CUCKOO_STATS_A_VICTIM, st.victim);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_LOOKUPS, 0);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_MATCHES, 0);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_DROPPED, 0);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_MARKED, 0);
+	nla_nest_end(m, n);
+}
+
+static int cmd_get(struct req *r, bool dump)
+{
+	struct fake_filter *f;
+	struct nl_msg *m;
+	int err;
+
+	if (dump) {
+		for (f = fk.filters; f; f = f->next) {
+			m = reply(r, NF_CUCKOO_CMD_GET, NLM_F_MULTI, 4096);
+			put_filter(m, f, true);
+			queue_msg(m, true);
+		}
+		return 0;
+	}
+	err = get_filter(r, true, &f);
+	if (err)
+		return err;
+	m = reply(r, NF_CUCKOO_CMD_GET, 0, 4096);
+	put_filter(m, f, true);
+	queue_msg(m, false);
+	return 0;
+}
+
+static int cmd_del(struct req *r)
+{
+	struct fake_filter *f;
+	int err = get_filter(r, true, &f);
+
+	if (!err)
+		unlink_filter(f);
+	return err;
+}
+
+static int cmd_set(struct req *r)
+{
+	struct nlattr **a = r->tb;
+	struct fake_filter *f;
+	int err = get_filter(r, false, &f);
+
+	if (err)
+		return err;
+	if (!a[NF_CUCKOO_A_ACTION] && !a[NF_CUCKOO_A_MARK] &&
+	    !a[NF_CUCKOO_A_MARK_MASK] && !a[NF_CUCKOO_A_INVERT] &&
+	    !a[NF_CUCKOO_A_ENABLED])
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: nothing to change: give ACTION, MARK, MARK_MASK, INVERT or ENABLED");
+	f->c.action = (uint8_t)a32(a[NF_CUCKOO_A_ACTION], f->c.action);
+	f->c.mark = a32(a[NF_CUCKOO_A_MARK], f->c.mark);
+	f->c.mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], f->c.mark_mask);
+	f->c.invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], f->c.invert);
+	f->c.enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], f->c.enabled);
+	return 0;
+}
+
+static int cmd_flush(struct req *r)
+{
+	struct fake_filter *f;
+	int err = get_filter(r, false, &f);
+
+	if (!err)
+		cf_clear(f->cf);
+	return err;
+}
+
+/* nfcf_flowkey_finish() */
+static void key_finish(struct nf_cuckoo_flow_key *k, const struct fake_cfg *c)
+{
+	uint32_t f = c->fields;
+	int cmp;
+
+	if (!(f & NF_CUCKOO_KEY_SRC_ADDR))
+		memset(k->src, 0, sizeof(k->src));
+	if (!(f & NF_CUCKOO_KEY_DST_ADDR))
+		memset(k->dst, 0, sizeof(k->dst));
+	if (!(f & (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR)))
+		k->family = 0;
+	if (!(f & NF_CUCKOO_KEY_SRC_PORT))
+		k->sport = 0;
+	if (!(f & NF_CUCKOO_KEY_DST_PORT))
+		k->dport = 0;
+	if (!(f & NF_CUCKOO_KEY_PROTO))
+		k->proto = 0;
+	k->pad[0] = k->pad[1] = 0;
+	cmp = memcmp(k->src, k->dst, sizeof(k->src));
+	if (c->bidir && (cmp > 0 || (!cmp && ntohs(k->sport) > ntohs(k->dport)))) {
+		uint32_t a[4];
+		uint16_t p;
+
+		memcpy(a, k->src, sizeof(a));
+		memcpy(k->src, k->dst, sizeof(a));
+		memcpy(k->dst, a, sizeof(a));
+		p = k->sport;
+		k->sport = k->dport;
+		k->dport = p;
+	}
+}
+
+struct batch {
+	struct nf_cuckoo_flow_key *keys;
+	const struct nlattr **where;	/* the attribute of each entry */
+	uint8_t *bits;
+	uint32_t n, done, skipped, hits, fail_index, why;
+};
+
+/* Entries of one packed attribute into b->keys[b->n...]. */
+static int batch_packed(struct req *r, struct batch *b, const struct nlattr *a,
+			const struct fake_filter *f)
+{
+	bool v4 = nla_type(a) == NF_CUCKOO_A_ENTRIES_IPV4;
+	size_t rec = v4 ? sizeof(struct nf_cuckoo_entry_ipv4) :
+		     sizeof(struct nf_cuckoo_entry_ipv6);
+	uint8_t fam = v4 ? NF_CUCKOO_FAMILY_IPV4 : NF_CUCKOO_FAMILY_IPV6;
+	size_t i, n = (size_t)nla_len(a) / rec;
+	const uint8_t *p = nla_data(a);
+
+	for (i = 0; i < n; i++, p += rec) {
+		struct nf_cuckoo_flow_key *k = &b->keys[b->n];
+		const uint8_t *pad;
+
+		if (!(fam & f->c.families)) {
+			b->fail_index = b->n;
+			b->why = NF_CUCKOO_ENTRY_E_FAMILY;
+			return req_err(r, a, -EAFNOSUPPORT,
+				       "entry's family is not one the filter holds");
+		}
+		memset(k, 0, sizeof(*k));
+		if (v4) {
+			struct nf_cuckoo_entry_ipv4 e;
+
+			memcpy(&e, p, sizeof(e));
+			k->src[0] = e.src;
+			k->dst[0] = e.dst;
+			k->sport = e.sport;
+			k->dport = e.dport;
+			k->proto = e.proto;
+			pad = p + offsetof(struct nf_cuckoo_entry_ipv4, pad);
+		} else {
+			struct nf_cuckoo_entry_ipv6 e;
+
+			memcpy(&e, p, sizeof(e));
+			memcpy(k->src, e.src, sizeof(k->src));
+			memcpy(k->dst, e.dst, sizeof(k->dst));
+			k->sport = e.sport;
+			k->dport = e.dport;
+			k->proto = e.proto;
+			pad = p + offsetof(struct nf_cuckoo_entry_ipv6, pad);
+		}
+		if (pad[0] | pad[1] | pad[2]) {
+			b->fail_index = b->n;
+			b->why = NF_CUCKOO_ENTRY_E_MALFORMED;
+			return req_err(r, a, -EINVAL,
+				       "packed entry's padding is not zero");
+		}
+		k->family = fam;
+		key_finish(k, &f->c);
+		b->where[b->n++] = a;
+	}
+	return 0;
+}
+
+static int batch_errno_why(int err)
+{
+	return err == -ENOSPC ? NF_CUCKOO_ENTRY_E_FULL :
+	       err == -ENOENT ? NF_CUCKOO_ENTRY_E_NOENT :
+				NF_CUCKOO_ENTRY_E_MALFORMED;
+}
+
+/* nfcf_filter_batch(): all or nothing. */
+static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
+		       uint32_t flags, bool del)
+{
+	struct cuckoo_filter *cf = f->cf;
+	const size_t kl = sizeof(struct nf_cuckoo_flow_key);
+	uint32_t i, j;
+	int err = 0;
+
+	for (i = 0; i < b->n; i++) {
+		const struct nf_cuckoo_flow_key *k = &b->keys[i];
+
+		if (del && (flags & NF_CUCKOO_BATCH_F_MISSING_OK) &&
+		    !cf_contains(cf, k, kl)) {
+			b->skipped++;
+			continue;
+		}
+		if (!del && (flags & NF_CUCKOO_BATCH_F_UNIQUE) &&
+		    cf_contains(cf, k, kl)) {
+			b->skipped++;
+			continue;
+		}
+		err = del ? cf_delete(cf, k, kl) : cf_add(cf, k, kl);
+		if (err)
+			break;
+		b->bits[i / 8] |= (uint8_t)(1 << (i % 8));
+		b->done++;
+	}
+	if (!err)
+		return 0;
+	b->fail_index = i;
+	b->why = (uint32_t)batch_errno_why(err);
+	b->skipped = 0;
+	for (j = i; j-- > 0;) {
+		if (!(b->bits[j / 8] & (1 << (j % 8))))
+			continue;
+		if (del ? cf_add(cf, &b->keys[j], kl) :
+			  cf_delete(cf, &b->keys[j], kl)) {
+			return req_err(r, b->where[i], -EUCLEAN,
+				       "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
+		}
+		b->done--;
+	}
+	if (b->why == NF_CUCKOO_ENTRY_E_FULL)
+		return req_err(r, b->where[i], err, "filter is full: batch undone");
+	return req_err(r, b->where[i], err,
+		       "entry is not in the filter: batch undone");
+}
+
+static int cmd_entries(struct req *r)
+{
+	struct nlattr *a, *attrs = (struct nlattr *)((uint8_t *)nlmsg_data(r->nlh) +
+						     GENL_HDRLEN);
+	int len = (int)r->nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	const struct nlattr *fa = r->tb[NF_CUCKOO_A_BATCH_FLAGS];
+	uint32_t flags = a32(fa, 0), count = 0, allowed_f;
+	struct batch b = { 0 };
+	struct fake_filter *f;
+	struct nl_msg *m;
+	int rem, err;
+
+	allowed_f = r->cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
+		    NF_CUCKOO_BATCH_F_MISSING_OK;
+	if (flags & ~allowed_f)
+		return req_err(r, fa, -EINVAL, "batch flag not valid for this command");
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) == NF_CUCKOO_A_ENTRY)
+			return req_err(r, a, -EOPNOTSUPP,
+				       "fake: nested entries are not modelled");
+		if (nla_type(a) == NF_CUCKOO_A_ENTRIES_IPV4)
+			count += (uint32_t)nla_len(a) /
+				 sizeof(struct nf_cuckoo_entry_ipv4);
+		else if (nla_type(a) == NF_CUCKOO_A_ENTRIES_IPV6)
+			count += (uint32_t)nla_len(a) /
+				 sizeof(struct nf_cuckoo_entry_ipv6);
+		if (count > NF_CUCKOO_BATCH_MAX)
+			return req_err(r, a, -E2BIG,
+				       "more than NF_CUCKOO_BATCH_MAX entries in one message");
+	}
+	if (!count) {
+		r->miss = NF_CUCKOO_A_ENTRY;
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: no entries (NF_CUCKOO_A_ENTRY or NF_CUCKOO_A_ENTRIES_IPV4/6)");
+	}
+	err = get_filter(r, false, &f);
+	if (err)
+		return err;
+	b.keys = calloc(count, sizeof(*b.keys));
+	b.where = calloc(count, sizeof(*b.where));
+	b.bits = calloc((count + 7) / 8, 1);
+	if (!b.keys || !b.where || !b.bits)
+		abort();
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != NF_CUCKOO_A_ENTRIES_IPV4 &&
+		    nla_type(a) != NF_CUCKOO_A_ENTRIES_IPV6)
+			continue;
+		err = batch_packed(r, &b, a, f);
+		if (err)
+			break;
+	}
+	if (!err && r->cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
+		uint32_t i;
+
+		for (i = 0; i < b.n; i++)
+			if (cf_contains(f->cf, &b.keys[i], sizeof(b.keys[i]))) {
+				b.bits[i / 8] |= (uint8_t)(1 << (i % 8));
+				b.hits++;
+			}
+		b.done = b.n;
+	} else if (!err) {
+		err = batch_apply(r, &b, f, flags,
+				  r->cmd == NF_CUCKOO_CMD_DEL_ENTRIES);
+	}
+	m = reply(r, r->cmd, 0, 4096 + count / 8);
+	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
+	nla_put_u32(m, NF_CUCKOO_A_BATCH_DONE, b.done);
+	nla_put_u32(m, NF_CUCKOO_A_BATCH_SKIPPED, b.skipped);
+	if (err) {
+		nla_put_u32(m, NF_CUCKOO_A_BATCH_FAIL_INDEX, b.fail_index);
+		nla_put_u32(m, NF_CUCKOO_A_BATCH_FAIL_REASON, b.why);
+	}
+	if (r->cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
+		nla_put_u32(m, NF_CUCKOO_A_TEST_HITS, b.hits);
+		nla_put(m, NF_CUCKOO_A_TEST_BITMAP, (int)((count + 7) / 8),
+			b.bits);
+	}
+	queue_msg(m, false);
+	free(b.keys);
+	free(b.where);
+	free(b.bits);
+	return err;
+}
+
+/* Chunk lengths vary, as cfctl must not assume one. */
+static uint64_t save_chunk_len(unsigned int i)
+{
+	static const uint64_t lens[] = { NF_CUCKOO_CHUNK_MAX, 8, 4096, 24576 };
+
+	return lens[i % 4];
+}
+
+static int cmd_save(struct req *r)
+{
+	struct fake_filter *f;
+	struct cf_image img;
+	struct cf_stats st;
+	struct nl_msg *m;
+	struct nlattr *d;
+	uint64_t off = 0, len;
+	unsigned int i = 0;
+	int err;
+
+	err = get_filter(r, false, &f);
+	if (err)
+		return err;
+	cf_export_header(f->cf, &img);
+	cf_get_stats(f->cf, &st);
+	m = reply(r, NF_CUCKOO_CMD_SAVE, NLM_F_MULTI, 4096);
+	put_filter(m, f, false);
+	nla_put(m, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img);
+	nla_put_u64(m, NF_CUCKOO_A_IMAGE_TABLE_BYTES, st.table_bytes);
+	queue_msg(m, true);
+	while (off < st.table_bytes) {
+		len = save_chunk_len(i++);
+		if (len > st.table_bytes - off)
+			len = st.table_bytes - off;
+		m = reply(r, NF_CUCKOO_CMD_SAVE, NLM_F_MULTI, len + 256);
+		nla_put_u64(m, NF_CUCKOO_A_CHUNK_OFFSET, off);
+		d = nla_reserve(m, NF_CUCKOO_A_CHUNK_DATA, (int)len);
+		if (!d || cf_export_table(f->cf, off, nla_data(d), len))
+			abort();
+		queue_msg(m, true);
+		off += len;
+	}
+	return 0;
+}
+
+static int cmd_load_begin(struct req *r)
+{
+	const struct nlattr *ha = r->tb[NF_CUCKOO_A_IMAGE_HEADER];
+	struct fake_filter *f;
+	struct cf_image img;
+	struct fake_cfg c;
+	int err;
+
+	err = parse_cfg(r, &c);
+	if (err)
+		return err;
+	if (!ha) {
+		r->miss = NF_CUCKOO_A_IMAGE_HEADER;
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
+	}
+	if (nla_len(ha) != sizeof(img))
+		return req_err(r, ha, -EINVAL,
+			       "image header has the wrong length (saved by another version?)");
+	memcpy(&img, nla_data(ha), sizeof(img));
+	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION)
+		return req_err(r, ha, -EINVAL,
+			       "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
+	if (img.table_bytes > fake_mem_max)
+		return req_err(r, ha, -EDQUOT,
+			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		abort();
+	err = cf_create_from_image(&f->cf, &img);
+	if (err) {
+		free(f);
+		if (err == -ENOMEM)
+			return req_err(r, NULL, err,
+				       "nf_cuckoo: cannot allocate the filter's memory");
+		return req_err(r, ha, err,
+			       "image header rejected: wrong magic, version, byte order or geometry");
+	}
+	if (find(c.name)) {
+		cf_free(f->cf);
+		free(f);
+		return req_err(r, r->tb[NF_CUCKOO_A_NAME], -EEXIST,
+			       "a filter of that name exists in this network namespace");
+	}
+	f->c = c;
+	f->loading = true;
+	f->load_total = img.table_bytes;
+	insert(f);
+	return 0;
+}
+
+/* nfcf_load_errmsg() */
+static int load_err(struct req *r, int err, bool abort_load)
+{
+	const struct nlattr *name = r->tb[NF_CUCKOO_A_NAME];
+
+	if (abort_load && err == -EINVAL)
+		return req_err(r, NULL, err,
+			       "nf_cuckoo: saved table rejected: load aborted, filter removed");
+	switch (err) {
+	case -EINVAL:
+		return req_err(r, name, err, "filter is not being loaded");
+	case -ERANGE:
+		return req_err(r, r->tb[NF_CUCKOO_A_CHUNK_OFFSET], err,
+			       "chunk out of order or past the table's end: load aborted, filter removed");
+	case -ENODATA:
+		return req_err(r, name, err,
+			       "table incomplete: load aborted, filter removed");
+	}
+	return req_err(r, NULL, err,
+		       "nf_cuckoo: saved table rejected: load aborted, filter removed");
+}
+
+static int cmd_load_chunk(struct req *r)
+{
+	const struct nlattr *oa = r->tb[NF_CUCKOO_A_CHUNK_OFFSET];
+	const struct nlattr *da = r->tb[NF_CUCKOO_A_CHUNK_DATA];
+	struct fake_filter *f;
+	uint64_t off;
+	uint32_t len;
+	int err;
+
+	if (!oa || !da)
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: missing CHUNK_OFFSET or CHUNK_DATA");
+	err = get_filter(r, true, &f);
+	if (err)
+		return err;
+	if (!f->loading)
+		return load_err(r, -EINVAL, false);
+	off = u(oa);
+	len = (uint32_t)nla_len(da);
+	if (off != f->load_off || len % 8 || len > f->load_total - f->load_off)
+		err = -ERANGE;
+	else
+		err = cf_import_table(f->cf, off, nla_data(da), len);
+	if (err) {
+		load_err(r, err, true);
+		unlink_filter(f);
+		return err;
+	}
+	f->load_off += len;
+	return 0;
+}
+
+static int cmd_load_end(struct req *r)
+{
+	struct fake_filter *f;
+	int err;
+
+	err = get_filter(r, true, &f);
+	if (err)
+		return err;
+	if (!f->loading)
+		return load_err(r, -EINVAL, false);
+	err = f->load_off != f->load_total ? -ENODATA : cf_import_finish(f->cf);
+	if (err) {
+		load_err(r, err, true);
+		unlink_filter(f);
+		return err;
+	}
+	f->loading = false;
+	return 0;
+}
+
+static void handle(struct nlmsghdr *nlh)
+{
+	struct req r = { .nlh = nlh };
+	bool dump = (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+	int err;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
+	    nlh->nlmsg_type != FAKE_FAMILY) {
+		queue_ack(&r, -EINVAL);
+		return;
+	}
+	r.cmd = ((struct genlmsghdr *)nlmsg_data(nlh))->cmd;
+	err = parse_req(&r);
+	if (!err && fk.fail_at && ++fk.requests == fk.fail_at)
+		err = req_err(&r, NULL, -EIO, "fake: injected failure");
+	if (!err) {
+		switch (r.cmd) {
+		case NF_CUCKOO_CMD_NEW:
+			err = cmd_new(&r);
+			break;
+		case NF_CUCKOO_CMD_DEL:
+			err = cmd_del(&r);
+			break;
+		case NF_CUCKOO_CMD_GET:
+			err = cmd_get(&r, dump);
+			break;
+		case NF_CUCKOO_CMD_SET:
+			err = cmd_set(&r);
+			break;
+		case NF_CUCKOO_CMD_FLUSH:
+			err = cmd_flush(&r);
+			break;
+		case NF_CUCKOO_CMD_ADD_ENTRIES:
+		case NF_CUCKOO_CMD_DEL_ENTRIES:
+		case NF_CUCKOO_CMD_TEST_ENTRIES:
+			err = cmd_entries(&r);
+			break;
+		case NF_CUCKOO_CMD_SAVE:
+			if (!dump) {
+				err = -EOPNOTSUPP;
+				break;
+			}
+			err = cmd_save(&r);
+			break;
+		case NF_CUCKOO_CMD_LOAD_BEGIN:
+			err = cmd_load_begin(&r);
+			break;
+		case NF_CUCKOO_CMD_LOAD_CHUNK:
+			err = cmd_load_chunk(&r);
+			break;
+		case NF_CUCKOO_CMD_LOAD_END:
+			err = cmd_load_end(&r);
+			break;
+		default:
+			err = -EOPNOTSUPP;
+		}
+	}
+	/* A GET dump has no doit, a SAVE no doit: errors of a dump come in
+	 * its DONE, as netlink_dump() sends them. */
+	if (dump && (r.cmd == NF_CUCKOO_CMD_GET || r.cmd == NF_CUCKOO_CMD_SAVE))
+		queue_done(&r, err);
+	else if (err || (nlh->nlmsg_flags & NLM_F_ACK))
+		queue_ack(&r, err);
+}
+
+/* ---- persistence ---- */
+
+#define STATE_MAGIC	"cfctl fake state 1\n"
+
+static void state_load(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[sizeof(STATE_MAGIC)];
+	struct fake_filter *x;
+	struct cf_image img;
+	uint8_t *buf;
+
+	if (!f)
+		return;
+	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic) ||
+	    memcmp(magic, STATE_MAGIC, sizeof(magic)))
+		goto bad;
+	for (;;) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			abort();
+		if (fread(&x->c, sizeof(x->c), 1, f) != 1) {
+			free(x);
+			break;
+		}
+		if (fread(&img, sizeof(img), 1, f) != 1 ||
+		    cf_create_from_image(&x->cf, &img)) {
+			free(x);
+			goto bad;
+		}
+		buf = malloc(img.table_bytes ? img.table_bytes : 1);
+		if (!buf || fread(buf, 1, img.table_bytes, f) != img.table_bytes ||
+		    cf_import_table(x->cf, 0, buf, img.table_bytes) ||
+		    cf_import_finish(x->cf)) {
+			free(buf);
+			cf_free(x->cf);
+			free(x);
+			goto bad;
+		}
+		free(buf);
+		insert(x);
+	}
+	fclose(f);
+	return;
+bad:
+	fprintf(stderr, "cfctl fake: %s is not a fake state file\n", path);
+	exit(99);
+}
+
+static void state_save(const char *path)
+{
+	char tmp[4096];
+	struct fake_filter *x;
+	struct cf_image img;
+	struct cf_stats st;
+	uint8_t *buf;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "wb");
+	if (!f)
+		goto bad;
+	fwrite(STATE_MAGIC, 1, sizeof(STATE_MAGIC), f);
+	for (x = fk.filters; x; x = x->next) {
+		if (x->loading)		/* a closed socket's load goes */
+			continue;
+		cf_export_header(x->cf, &img);
+		cf_get_stats(x->cf, &st);
+		buf = malloc(st.table_bytes ? st.table_bytes : 1);
+		if (!buf || cf_export_table(x->cf, 0, buf, st.table_bytes))
+			abort();
+		fwrite(&x->c, sizeof(x->c), 1, f);
+		fwrite(&img, sizeof(img), 1, f);
+		fwrite(buf, 1, st.table_bytes, f);
+		free(buf);
+	}
+	if (fclose(f) || rename(tmp, path))
+		goto bad;
+	return;
+bad:
+	fprintf(stderr, "cfctl fake: cannot write %s\n", path);
+	exit(99);
+}
+
+/* ---- the socket layer ---- */
+
+size_t fake_count(void)
+{
+	struct fake_filter *f;
+	size_t n = 0;
+
+	for (f = fk.filters; f; f = f->next)
+		n++;
+	return n;
+}
+
+int64_t fake_items(const char *name)
+{
+	struct fake_filter *f = find(name);
+
+	return f ? (int64_t)cf_count(f->cf) : -1;
+}
+
+void fake_reset(void)
+{
+	struct dgram *d;
+
+	while (fk.filters)
+		unlink_filter(fk.filters);
+	while ((d = fk.head)) {
+		fk.head = d->next;
+		free(d);
+	}
+	fk.tail = NULL;
+	fk.requests = 0;
+	fk.fail_at = 0;
+}
+
+int cfnl_open(struct cfnl *nl)
+{
+	const char *path = getenv("CFCTL_FAKE_STATE");
+	const char *fail = getenv("CFCTL_FAKE_FAIL_AT");
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = -1;
+	nl->family = FAKE_FAMILY;
+	nl->max_msg = FAKE_SNDBUF - 64;
+	nl->rbuf_len = FAKE_RBUF;
+	nl->rbuf = malloc(nl->rbuf_len);
+	if (!nl->rbuf) {
+		errmsg("out of memory");
+		return -1;
+	}
+	nl->seq = 1000;
+	if (!fk.open) {
+		fk.open = true;
+		if (path)
+			state_load(path);
+		fk.fail_at = fail ? strtoul(fail, NULL, 10) : 0;
+	}
+	return 0;
+}
+
+void cfnl_close(struct cfnl *nl)
+{
+	const char *path = getenv("CFCTL_FAKE_STATE");
+	struct dgram *d;
+
+	free(nl->rbuf);
+	nl->rbuf = NULL;
+	/* Replies nobody read go with the socket, and so do its loads. */
+	while ((d = fk.head)) {
+		fk.head = d->next;
+		free(d);
+	}
+	fk.tail = NULL;
+	if (fk.open && path)
+		state_save(path);
+	{
+		struct fake_filter *x = fk.filters, *next;
+
+		for (; x; x = next) {
+			next = x->next;
+			if (x->loading)
+				unlink_filter(x);
+		}
+	}
+	if (path)
+		fake_reset();
+	fk.open = false;
+}
+
+int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	nlh->nlmsg_seq = ++nl->seq;
+	nlh->nlmsg_pid = 0;
+	*seq = nlh->nlmsg_seq;
+	if (nlh->nlmsg_len > nl->max_msg + 32)
+		return -EMSGSIZE;
+	handle(nlh);
+	return 0;
+}
+
+int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+{
+	struct dgram *d = fk.head;
+
+	if (!d)
+		/* The kernel would leave a blocking reader waiting forever. */
+		return block ? -ENOTCONN : -EAGAIN;
+	fk.head = d->next;
+	if (!fk.head)
+		fk.tail = NULL;
+	if (d->len > nl->rbuf_len) {
+		free(d);
+		return -EMSGSIZE;
+	}
+	memcpy(nl->rbuf, d->data, d->len);
+	cfnl_dispatch(nl->rbuf, d->len, cb, arg);
+	free(d);
+	return 0;
+}
