@@ -23,6 +23,12 @@ FILE *open_input(const char *path)
 	return f;
 }
 
+static void close_input(FILE *f)
+{
+	if (f && f != stdin)
+		fclose(f);
+}
+
 static const char *reason_text(uint32_t why)
 {
 	switch (why) {
@@ -157,42 +163,6 @@ void report_failure(struct opq *q, int err, const char *unit,
 	}
 }
 
-/* Words of the command line; an argument holding spaces is an entry of
- * its own. */
-static char **cmdline_words(int argc, char **argv, int *nw)
-{
-	char **w = malloc(sizeof(*w) * ((size_t)argc * (ENTRY_MAX_WORDS + 2) + 1));
-	int i, n = 0;
-
-	if (!w)
-		return NULL;
-	for (i = 0; i < argc; i++) {
-		if (!strpbrk(argv[i], " \t")) {
-			w[n++] = argv[i];
-			continue;
-		}
-		char *copy = strdup(argv[i]);
-		int k;
-
-		if (!copy) {
-			free(w);
-			return NULL;
-		}
-		w[n++] = ",";
-		k = split_words(copy, w + n, ENTRY_MAX_WORDS);
-		if (k < 0) {
-			errmsg("too many words in entry '%s'", argv[i]);
-			free(w);
-			*nw = -1;
-			return NULL;
-		}
-		n += k;
-		w[n++] = ",";
-	}
-	*nw = n;
-	return w;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -233,46 +203,52 @@ static int read_entry_file(FILE *f, struct opq *q, uint8_t cmd,
 			   const struct keyspec *ks, struct ent_ctx *c,
 			   bool keep, uint64_t *count)
 {
-	char *line = NULL, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
-	size_t cap = 0;
-	uint32_t lineno = 0;
+	char *line, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
+	struct line_reader lr;
 	struct entry e;
-	ssize_t len;
-	int n, used, r = 0;
+	size_t len;
+	int n, used, r = 0, got;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		n = split_words(line, w, ENTRY_MAX_WORDS);
-		if (n == 0 || (n > 0 && w[0][0] == '#'))
+	if (line_reader_init(&lr, f)) {
+		errmsg("out of memory");
+		return EXIT_FAIL;
+	}
+	while ((got = read_line(&lr, &line, &len, err, sizeof(err))) > 0) {
+		if (line_is_blank(line))
 			continue;
+		n = split_words(line, w, ENTRY_MAX_WORDS);
 		if (n < 0) {
-			errmsg("line %" PRIu32 ": too many words for an entry", lineno);
+			errmsg("line %" PRIu32 ": too many words for an entry; nothing was applied",
+			       lr.lineno);
 			r = EXIT_USAGE;
 			break;
 		}
 		if (entry_parse(w, n, false, &e, &used, err, sizeof(err)) ||
 		    entry_check(&e, ks, name, err, sizeof(err))) {
-			errmsg("line %" PRIu32 ": %s; nothing was applied", lineno, err);
+			errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
 			r = EXIT_USAGE;
 			break;
 		}
-		if (keep && keep_text(c, lineno, &e)) {
+		if (keep && keep_text(c, lr.lineno, &e)) {
 			errmsg("out of memory");
 			r = EXIT_FAIL;
 			break;
 		}
-		if (opq_entry(q, cmd, name, flags, &e, lineno)) {
+		if (opq_entry(q, cmd, name, flags, &e, lr.lineno)) {
 			errmsg("out of memory");
 			r = EXIT_FAIL;
 			break;
 		}
 		(*count)++;
 	}
-	if (!r && ferror(f)) {
-		errmsg("read error: %s", strerror(errno));
+	if (got == -1) {
+		errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
+		r = EXIT_USAGE;
+	} else if (got == -2) {
+		errmsg("%s; nothing was applied", err);
 		r = EXIT_FAIL;
 	}
-	free(line);
+	line_reader_free(&lr);
 	return r;
 }
 
@@ -280,6 +256,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct ent_ctx c = { 0 };
+	FILE *in = NULL;
 	struct filter_info fi;
 	struct keyspec ks;
 	char err[ERRLEN];
@@ -310,7 +287,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		errmsg("give entries on the command line or with -f, not both");
 		return EXIT_USAGE;
 	}
-	if (!file && !argc) {
+	if (!file && !cmdline_has_entry(argc, argv)) {
 		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
 		       verb_name);
 		return EXIT_USAGE;
@@ -321,14 +298,24 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		flags = NF_CUCKOO_BATCH_F_MISSING_OK;
 	keep_texts = !file || (cmd == NF_CUCKOO_CMD_TEST_ENTRIES && opts.verbose);
 
-	if (cfnl_open(&nl))
+	/* A missing file is an input error, the module loaded or not. */
+	if (file) {
+		in = open_input(file);
+		if (!in)
+			return EXIT_USAGE;
+	}
+	if (cfnl_open(&nl)) {
+		close_input(in);
 		return EXIT_FAIL;
+	}
 	if (info_get(&nl, name, &fi)) {
+		close_input(in);
 		cfnl_close(&nl);
 		return EXIT_FAIL;
 	}
 	if (fi.loading) {
 		errmsg("filter %s is being restored (%s)", name, strerror(EBUSY));
+		close_input(in);
 		cfnl_close(&nl);
 		return EXIT_FAIL;
 	}
@@ -336,23 +323,14 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 	opq_init(&q, &nl);
 
 	if (file) {
-		FILE *f = open_input(file);
-
-		if (!f) {
-			r = EXIT_FAIL;
-			goto out;
-		}
-		r = read_entry_file(f, &q, cmd, name, flags, &ks, &c,
+		r = read_entry_file(in, &q, cmd, name, flags, &ks, &c,
 				    keep_texts, &count);
-		if (f != stdin)
-			fclose(f);
 		if (r)
 			goto out;
 	} else {
-		w = cmdline_words(argc, argv, &nw);
+		w = cmdline_words(argc, argv, &nw, err, sizeof(err));
 		if (!w) {
-			if (nw >= 0)
-				errmsg("out of memory");
+			errmsg("%s", nw < 0 ? err : "out of memory");
 			r = nw < 0 ? EXIT_USAGE : EXIT_FAIL;
 			goto out;
 		}
@@ -453,6 +431,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		       t1 > t0 ? (double)count / (t1 - t0) : 0.0, q.nops);
 	}
 out:
+	close_input(in);
 	opq_free(&q);
 	cfnl_close(&nl);
 	for (k = 0; k < c.ntexts; k++)

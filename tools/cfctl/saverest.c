@@ -252,6 +252,7 @@ struct known {
 
 struct rctx {
 	struct cfnl *nl;
+	bool nl_open;		/* opened at the first command line */
 	struct opq q;
 	struct known *k;
 	size_t nk, capk;
@@ -261,6 +262,7 @@ struct rctx {
 	char lname[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t lline;		/* its create line */
 	uint64_t loff;		/* table bytes so far (lines) */
+	uint64_t ltable;	/* table bytes its header declares, or ~0 */
 	uint64_t pstart;	/* table offset of pend[0] */
 	uint8_t *pend;
 	size_t plen;
@@ -474,6 +476,8 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		snprintf(r->lname, sizeof(r->lname), "%s", fs.name);
 		r->lline = line;
 		r->loff = 0;
+		if (image_table_bytes(fs.image, fs.image_len, &r->ltable))
+			r->ltable = UINT64_MAX;
 		r->pstart = 0;
 		r->plen = 0;
 	}
@@ -500,6 +504,9 @@ static int r_load(struct rctx *r, char **w, int n, uint32_t line)
 	if (!strcmp(w[3], "zero")) {
 		if (n != 5 || parse_u64(w[4], &len) || !len)
 			RERR(r, EXIT_USAGE, "want 'load NAME OFFSET zero LENGTH'");
+		if (len > r->ltable - r->loff)
+			RERR(r, EXIT_USAGE, "%" PRIu64 " zero bytes at offset %" PRIu64 " go past the end of the table of %s (%" PRIu64 " bytes, as its image header on line %" PRIu32 " says)",
+			     len, off, r->lname, r->ltable, r->lline);
 		if (pend_bytes(r, NULL, len, line))
 			return -1;
 		r->loff += len;
@@ -515,6 +522,11 @@ static int r_load(struct rctx *r, char **w, int n, uint32_t line)
 	if (got <= 0) {
 		free(buf);
 		RERR(r, EXIT_USAGE, "bad base64 table data");
+	}
+	if ((uint64_t)got > r->ltable - r->loff) {
+		free(buf);
+		RERR(r, EXIT_USAGE, "%ld bytes at offset %" PRIu64 " go past the end of the table of %s (%" PRIu64 " bytes, as its image header on line %" PRIu32 " says)",
+		     got, off, r->lname, r->ltable, r->lline);
 	}
 	if (pend_bytes(r, buf, (uint64_t)got, line)) {
 		free(buf);
@@ -602,12 +614,26 @@ static int r_entry(struct rctx *r, char **w, int n, uint32_t line,
 static int r_line(struct rctx *r, char *line, uint32_t lineno)
 {
 	char *w[RESTORE_MAX_WORDS + 1];
-	int n = split_words(line, w, RESTORE_MAX_WORDS);
+	int n;
 
-	if (n == 0 || (n > 0 && w[0][0] == '#'))
+	if (line_is_blank(line))
 		return 0;
+	n = split_words(line, w, RESTORE_MAX_WORDS);
 	if (n < 0)
 		RERR(r, EXIT_USAGE, "too many words");
+	/*
+	 * Not before: input that is unreadable from its first line (a
+	 * missing file, -f /dev/zero) is an input error whether or not
+	 * the module is loaded.
+	 */
+	if (!r->nl_open) {
+		if (cfnl_open(r->nl)) {
+			r->err[0] = 0;	/* cfnl_open() said why */
+			r->status = EXIT_FAIL;
+			return -1;
+		}
+		r->nl_open = true;
+	}
 	r->lines++;
 	if (r->loading && (strcmp(w[0], "load") || n < 2 ||
 			   strcmp(w[1], r->lname)))
@@ -643,12 +669,12 @@ int cmd_restore(int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct rctx r = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	uint32_t lineno = 0;
-	struct cfnl nl;
+	struct line_reader lr = { 0 };
+	char *line, rerr[ERRLEN];
+	size_t len;
+	struct cfnl nl = { 0 };
 	FILE *f;
-	int ret = EXIT_OK, err;
+	int ret = EXIT_OK, err, got;
 	double t0, t1;
 
 	(void)argv;
@@ -658,36 +684,37 @@ int cmd_restore(int argc, char **argv)
 	}
 	f = open_input(file ? file : "-");
 	if (!f)
-		return EXIT_FAIL;
-	if (cfnl_open(&nl)) {
-		if (f != stdin)
-			fclose(f);
-		return EXIT_FAIL;
-	}
+		return EXIT_USAGE;
 	r.nl = &nl;
 	opq_init(&r.q, &nl);
 	r.pend = malloc(NF_CUCKOO_CHUNK_MAX);
-	if (!r.pend) {
+	if (!r.pend || line_reader_init(&lr, f)) {
 		errmsg("out of memory");
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	t0 = now();
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		if (r_line(&r, line, lineno)) {
-			errmsg("line %" PRIu32 ": %s; nothing was applied",
-			       lineno, r.err);
+	while ((got = read_line(&lr, &line, &len, rerr, sizeof(rerr))) > 0) {
+		if (r_line(&r, line, lr.lineno)) {
+			if (r.err[0])
+				errmsg("line %" PRIu32 ": %s; nothing was applied",
+				       lr.lineno, r.err);
 			ret = r.status;
 			goto out;
 		}
 	}
-	if (ferror(f)) {
-		errmsg("read error: %s; nothing was applied", strerror(errno));
+	if (got == -1) {
+		errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno,
+		       rerr);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (got == -2) {
+		errmsg("%s; nothing was applied", rerr);
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (end_load(&r, lineno + 1)) {
+	if (end_load(&r, lr.lineno + 1)) {
 		errmsg("%s; nothing was applied", r.err);
 		ret = r.status;
 		goto out;
@@ -723,7 +750,7 @@ int cmd_restore(int argc, char **argv)
 out:
 	if (f != stdin)
 		fclose(f);
-	free(line);
+	line_reader_free(&lr);
 	free(r.pend);
 	free(r.k);
 	opq_free(&r.q);
