@@ -21,7 +21,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "verbs.h"
 
@@ -183,11 +185,95 @@ static int save_one(struct cfnl *nl, const char *name, FILE *out)
 	return 0;
 }
 
+/*
+ * save -f FILE writes FILE.XXXXXX beside it and renames it over FILE once
+ * everything was fetched and written: a failed save must not destroy the
+ * last good one, which a restore at boot may need.  The new file gets the
+ * old one's mode and owner, or, if there was none, what fopen() would have
+ * given it.  What is not a regular file (/dev/null, a fifo) is written
+ * in place.  *tmp is the name to rename, NULL when written in place.
+ */
+static FILE *open_save_file(const char *file, char **tmp)
+{
+	struct stat st;
+	bool exists;
+	mode_t mask;
+	FILE *f;
+	int fd;
+
+	*tmp = NULL;
+	exists = !stat(file, &st);
+	if (exists && !S_ISREG(st.st_mode))
+		return fopen(file, "w");
+	if (asprintf(tmp, "%s.XXXXXX", file) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = mkstemp(*tmp);
+	if (fd < 0)
+		goto fail;
+	if (exists) {
+		/* Root saving over a user's file leaves it theirs; a user
+		 * saving over another's makes it their own (EPERM). */
+		if (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM)
+			goto fail_fd;
+		if (fchmod(fd, st.st_mode & 07777))
+			goto fail_fd;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask))
+			goto fail_fd;
+	}
+	f = fdopen(fd, "w");
+	if (f)
+		return f;
+fail_fd:
+	close(fd);
+	unlink(*tmp);
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return NULL;
+}
+
+/* Close the save file; on success, put it in place. */
+static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
+{
+	int r = 0;
+
+	if (ok && tmp && fsync(fileno(out))) {
+		errmsg("cannot write %s: %s", tmp, strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (fclose(out)) {
+		errmsg("write error: %s", strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (!tmp)
+		return r;
+	if (ok && rename(tmp, file)) {
+		errmsg("cannot rename %s to %s: %s", tmp, file, strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (!ok) {
+		unlink(tmp);
+		errmsg("%s was left as it was", file);
+	}
+	free(tmp);
+	return r;
+}
+
 int cmd_save(int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
 	FILE *out = stdout;
+	char *tmp = NULL;
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
@@ -201,7 +287,7 @@ int cmd_save(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (file && strcmp(file, "-")) {
-		out = fopen(file, "w");
+		out = open_save_file(file, &tmp);
 		if (!out) {
 			errmsg("cannot write %s: %s", file, strerror(errno));
 			free(fi);
@@ -230,10 +316,8 @@ int cmd_save(int argc, char **argv)
 		errmsg("write error: %s", strerror(errno));
 		r = EXIT_FAIL;
 	}
-	if (out != stdout && fclose(out)) {
-		errmsg("write error: %s", strerror(errno));
+	if (out != stdout && close_save_file(out, file, tmp, r == EXIT_OK))
 		r = EXIT_FAIL;
-	}
 	free(fi);
 	cfnl_close(&nl);
 	return r;
