@@ -25,8 +25,24 @@ t() {	# t DESCRIPTION WANT_STATUS PATTERN -- ARGS...
 	fi
 }
 
+# tl: t, with cfctl in 200 MB of address space and 30 s at most.
+tl() {
+	local c=$CFCTL
+	CFCTL=$TMP/limited
+	t "$@"
+	CFCTL=$c
+}
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+printf '#!/bin/bash\nulimit -v 200000\nexec timeout 30 "%s" "$@"\n' "$(realpath "$CFCTL")" >"$TMP/limited"
+chmod +x "$TMP/limited"
+{ head -c 71680 /dev/zero | tr '\0' ' '; echo x; } >"$TMP/long"
+printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
+{ echo "# $(seq 100 | tr '\n' ' ')"; echo; echo "  # $(seq 70 | tr '\n' ' ')"; } >"$TMP/comments"
+
 echo "TAP version 13"
-echo "1..24"
+echo "1..35"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -51,4 +67,20 @@ t "set: nothing to set" 2 "nothing to set" -- set x
 t "add without entries" 2 "no entries given" -- add x
 t "add: entries and -f" 2 "not both" -- add -f /dev/null x src 1.2.3.4
 t "restore takes no names" 2 "usage: cfctl restore" -- restore x
+# Input that is no text is an error of its line, with or without the
+# module, in bounded memory: getline() grew without end on /dev/zero.
+tl "restore -f /dev/zero: line 1, exit 2, in 200 MB" 2 \
+	"^cfctl: restore: line 1: a NUL byte at byte 1: not a text line; nothing was applied" -- restore -f /dev/zero
+tl "restore: a 70 KiB line" 2 \
+	"^cfctl: restore: line 1: the line is longer than 65536 bytes; nothing was applied" -- restore -f "$TMP/long"
+t "restore: a NUL byte in line 2" 2 "^cfctl: restore: line 2: a NUL byte at byte 12" -- restore -f "$TMP/nul"
+t "restore: a read error is not the end of the input" 3 \
+	"^cfctl: restore: read error at line 1: Is a directory; nothing was applied" -- restore -f /
+t "restore: comment lines of 100 and 70 words are comments" 0 "^$" -- restore -f "$TMP/comments"
+t "restore: a missing file is an input error" 2 "cannot open $TMP/nosuch" -- restore -f "$TMP/nosuch"
+t "add -f: a missing file is an input error" 2 "^cfctl: add: cannot open $TMP/nosuch" -- add -f "$TMP/nosuch" x
+t "test -f: a missing file is an input error" 2 "^cfctl: test: cannot open" -- test -f "$TMP/nosuch" x
+t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
+t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
+t "add NAME '' : no entries" 2 "no entries given" -- add x ""
 [ $failed = 0 ]
