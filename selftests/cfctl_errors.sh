@@ -41,7 +41,7 @@ restore_bad() {
 	bad "$@" "$CFCTL" restore -f "$TMP/r"
 }
 
-plan 57
+plan 56
 
 # Unknown filter.
 bad "show of an unknown filter" 3 \

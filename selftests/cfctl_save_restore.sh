@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 26
+plan 27
 
 # Filters of every kind, with entries.
 "$CFCTL" create five capacity 20000
@@ -94,7 +94,7 @@ cmp -s "$TMP/saved" "$TMP/saved2" && ok "the second save is byte for byte the fi
 # its mode.
 chmod 640 "$TMP/saved2"
 expect "a failed save -f says the file was left alone" 3 \
-	"nosuch.*saved2 was left as it was" "$CFCTL" save -f "$TMP/saved2" five nosuch
+	"no filter.*saved2 was left as it was" "$CFCTL" save -f "$TMP/saved2" five nosuch
 cmp -s "$TMP/saved" "$TMP/saved2" && ! ls "$TMP"/saved2.* >/dev/null 2>&1 &&
 	ok "... and it is the previous save, with no temporary file left" ||
 	not_ok "... and it is the previous save, with no temporary file left" "$(ls "$TMP")"
@@ -102,6 +102,12 @@ cmp -s "$TMP/saved" "$TMP/saved2" && ! ls "$TMP"/saved2.* >/dev/null 2>&1 &&
 [ "$(stat -c %a "$TMP/saved2")" = 640 ] && cmp -s "$TMP/saved" "$TMP/saved2" &&
 	ok "a save over a file keeps its mode" ||
 	not_ok "a save over a file keeps its mode" "$(stat -c %a "$TMP/saved2")"
+: >"$TMP/saved3"
+ln -s saved3 "$TMP/link"
+"$CFCTL" save -f "$TMP/link"
+[ -L "$TMP/link" ] && cmp -s "$TMP/saved" "$TMP/saved3" &&
+	ok "a save through a symlink writes its target, the link stays" ||
+	not_ok "a save through a symlink writes its target, the link stays" "$(ls -l "$TMP")"
 
 expect "restore over existing filters: refused before anything is applied" 2 \
 	"line 2: a filter named five already exists.*nothing was applied" \

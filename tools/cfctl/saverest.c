@@ -199,7 +199,7 @@ static FILE *open_save_file(const char *file, char **tmp)
 	bool exists;
 	mode_t mask;
 	FILE *f;
-	int fd;
+	int fd, err;
 
 	*tmp = NULL;
 	exists = !stat(file, &st);
@@ -230,11 +230,15 @@ static FILE *open_save_file(const char *file, char **tmp)
 	if (f)
 		return f;
 fail_fd:
+	err = errno;
 	close(fd);
 	unlink(*tmp);
+	errno = err;
 fail:
+	err = errno;
 	free(*tmp);
 	*tmp = NULL;
+	errno = err;
 	return NULL;
 }
 
@@ -273,7 +277,8 @@ int cmd_save(int argc, char **argv)
 	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
 	FILE *out = stdout;
-	char *tmp = NULL;
+	char *tmp = NULL, *real = NULL;
+	struct stat lst;
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
@@ -287,9 +292,17 @@ int cmd_save(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (file && strcmp(file, "-")) {
+		/* The rename replaces the file a symlink points to, not
+		 * the symlink. */
+		if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
+			real = realpath(file, NULL);
+			if (real)
+				file = real;
+		}
 		out = open_save_file(file, &tmp);
 		if (!out) {
 			errmsg("cannot write %s: %s", file, strerror(errno));
+			free(real);
 			free(fi);
 			cfnl_close(&nl);
 			return EXIT_FAIL;
@@ -318,6 +331,7 @@ int cmd_save(int argc, char **argv)
 	}
 	if (out != stdout && close_save_file(out, file, tmp, r == EXIT_OK))
 		r = EXIT_FAIL;
+	free(real);
 	free(fi);
 	cfnl_close(&nl);
 	return r;
