@@ -42,7 +42,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 { echo "# $(seq 100 | tr '\n' ' ')"; echo; echo "  # $(seq 70 | tr '\n' ' ')"; } >"$TMP/comments"
 
 echo "TAP version 13"
-echo "1..35"
+echo "1..36"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -83,4 +83,5 @@ t "test -f: a missing file is an input error" 2 "^cfctl: test: cannot open" -- t
 t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
 t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
 t "add NAME '' : no entries" 2 "no entries given" -- add x ""
+t "help lists the protocol names cfctl takes" 0 "icmpv6, gre, esp, ah, igmp," -- help add
 [ $failed = 0 ]
