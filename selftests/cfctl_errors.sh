@@ -41,7 +41,7 @@ restore_bad() {
 	bad "$@" "$CFCTL" restore -f "$TMP/r"
 }
 
-plan 48
+plan 56
 
 # Unknown filter.
 bad "show of an unknown filter" 3 \
@@ -112,6 +112,32 @@ bad "one bad entry among good ones: nothing added" 2 "entry 3" \
 printf 'udp 10.0.0.8:1 10.0.0.2:2\nudp 10.0.0.9:1 10.0.0.2:2\n\nudp 10.0.0.10:1\n' >"$TMP/f"
 bad "add -f with a bad line 4: its number, nothing added" 2 "^cfctl: add: line 4: .*nothing was applied" \
 	"$CFCTL" add -f "$TMP/f" keep
+
+# Entry files that are not text: refused with the line, nothing added,
+# in bounded memory (getline() grew without end on /dev/zero, and its
+# failure read as the end of the file: what came before was applied).
+bad "add -f /dev/zero: line 1 is no text, exit 2, in little memory" 2 \
+	"^cfctl: add: line 1: a NUL byte at byte 1: not a text line; nothing was applied" \
+	timeout 60 bash -c 'ulimit -v 300000; exec "$0" add -f /dev/zero keep' "$CFCTL"
+{ echo "udp 10.0.0.20:1 10.0.0.2:2"; head -c 71680 /dev/zero | tr '\0' ' '; echo x; } >"$TMP/long"
+bad "add -f with a 70 KiB line 2: refused, nothing added" 2 \
+	"^cfctl: add: line 2: the line is longer than 65536 bytes; nothing was applied" \
+	"$CFCTL" add -f "$TMP/long" keep
+printf 'udp 10.0.0.21:1 10.0.0.2:2\nudp 10.0.0.22:1 10.0.0.2:2\0 junk\n' >"$TMP/nul"
+bad "add -f with a NUL byte in line 2: refused, nothing added" 2 \
+	"^cfctl: add: line 2: a NUL byte at byte 27" "$CFCTL" add -f "$TMP/nul" keep
+bad "add -f of a missing file: an input error, exit 2" 2 \
+	"^cfctl: add: cannot open $TMP/nosuch" "$CFCTL" add -f "$TMP/nosuch" keep
+bad "add NAME , : no entries, exit 2" 2 "no entries given" "$CFCTL" add keep ,
+bad "'ip' is no protocol (getprotobyname() made it 0)" 2 "unknown protocol 'ip'" \
+	"$CFCTL" add other src 2001:db8::9 proto ip
+bad "an IPv4-mapped address in a filter holding IPv4" 2 \
+	"::ffff:10.0.0.1 is an IPv4-mapped IPv6 address.*write 10.0.0.1" \
+	"$CFCTL" add keep "udp [::ffff:10.0.0.1]:1 [::ffff:10.0.0.2]:2"
+{ echo "# $(seq 40 | tr '\n' ' ')"; echo "udp 10.0.0.23:1 10.0.0.2:2"; } >"$TMP/comment"
+check "a comment line of 40 words in an entry file is a comment" \
+	"$CFCTL" add -f "$TMP/comment" keep
+"$CFCTL" del keep udp 10.0.0.23:1 10.0.0.2:2
 
 # Restore: empty and garbage lines.
 printf '\n   \n# only comments\n\n' >"$TMP/empty"

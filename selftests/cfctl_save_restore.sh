@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 21
+plan 27
 
 # Filters of every kind, with entries.
 "$CFCTL" create five capacity 20000
@@ -90,6 +90,25 @@ check "save again" "$CFCTL" save -f "$TMP/saved2"
 cmp -s "$TMP/saved" "$TMP/saved2" && ok "the second save is byte for byte the first" ||
 	not_ok "the second save is byte for byte the first" "$(diff "$TMP/saved" "$TMP/saved2" | cut -c1-200 | head)"
 
+# A failed save -f leaves the previous file as it was; a good one keeps
+# its mode.
+chmod 640 "$TMP/saved2"
+expect "a failed save -f says the file was left alone" 3 \
+	"no filter.*saved2 was left as it was" "$CFCTL" save -f "$TMP/saved2" five nosuch
+cmp -s "$TMP/saved" "$TMP/saved2" && ! ls "$TMP"/saved2.* >/dev/null 2>&1 &&
+	ok "... and it is the previous save, with no temporary file left" ||
+	not_ok "... and it is the previous save, with no temporary file left" "$(ls "$TMP")"
+"$CFCTL" save -f "$TMP/saved2"
+[ "$(stat -c %a "$TMP/saved2")" = 640 ] && cmp -s "$TMP/saved" "$TMP/saved2" &&
+	ok "a save over a file keeps its mode" ||
+	not_ok "a save over a file keeps its mode" "$(stat -c %a "$TMP/saved2")"
+: >"$TMP/saved3"
+ln -s saved3 "$TMP/link"
+"$CFCTL" save -f "$TMP/link"
+[ -L "$TMP/link" ] && cmp -s "$TMP/saved" "$TMP/saved3" &&
+	ok "a save through a symlink writes its target, the link stays" ||
+	not_ok "a save through a symlink writes its target, the link stays" "$(ls -l "$TMP")"
+
 expect "restore over existing filters: refused before anything is applied" 2 \
 	"line 2: a filter named five already exists.*nothing was applied" \
 	"$CFCTL" restore -f "$TMP/saved"
@@ -102,6 +121,20 @@ expect "a truncated table: the kernel says incomplete, exit 3" 3 \
 	"incomplete.*restore of filter five was abandoned" "$CFCTL" restore -f "$TMP/cut"
 run "$CFCTL" show five
 [ "$RC" = 3 ] && ok "nothing of the truncated filter is left" || not_ok "nothing of the truncated filter is left" "$OUT"
+
+# A zero run past the table the header declares: refused before anything
+# is sent, at once and in little memory (it was one request per 32 KiB,
+# made before sending).  With a header cfctl cannot read, the kernel
+# refuses the header before any chunk: one request all the same.
+sed -n '/^create five /p' "$TMP/saved" >"$TMP/huge"
+echo "load five 0 zero 1099511627776" >>"$TMP/huge"
+expect "a zero run of 1 TiB past the declared table: refused, exit 2" 2 \
+	"line 2: 1099511627776 zero bytes at offset 0 go past the end of the table of five \([0-9]+ bytes, as its image header on line 1 says\); nothing was applied" \
+	timeout 60 bash -c 'ulimit -v 300000; exec "$0" restore -f "$1"' "$CFCTL" "$TMP/huge"
+printf 'create huge family inet image AAAAAAAAAAA=\nload huge 0 zero 1099511627776\n' >"$TMP/huge2"
+expect "a zero run of 1 TiB behind an unreadable header: the kernel refuses the header" 3 \
+	"image header" \
+	timeout 60 bash -c 'ulimit -v 300000; exec "$0" restore -f "$1"' "$CFCTL" "$TMP/huge2"
 
 # A corrupted image header.
 sed -n '/^create five/p' "$TMP/saved" | sed 's/image \(....\)/image AAAA/' >"$TMP/badhdr"

@@ -56,8 +56,8 @@ struct verb {
 "                                    tcp [2001:db8::1]:443 [2001:db8::2]:50000\n" \
 "  src ADDR[:PORT], dst ADDR[:PORT], sport N, dport N, proto P\n" \
 "                                    src 10.0.0.1     (a source-only key)\n" \
-"PROTO is tcp, udp, udplite, sctp, dccp, icmp, icmpv6, a name from\n" \
-"/etc/protocols or a number.  Several entries on one command line follow\n" \
+"PROTO is tcp, udp, udplite, sctp, dccp, icmp, icmpv6, gre, esp, ah, igmp,\n" \
+"ospf or a number 0 to 255.  Several entries on one command line follow\n" \
 "each other (a protocol word or a repeated field starts the next one);\n" \
 "separate them with ',' or quote each to be explicit.\n"
 

@@ -71,7 +71,8 @@ int parse_s32(const char *s, int32_t *out);
 int parse_capacity(const char *s, uint64_t *out);	/* 1000, 10k, 1M, 1Mi */
 int parse_fpr(const char *s, uint32_t *ppb);		/* 0.001, 1e-3, 0.1% */
 int parse_port(const char *s, uint16_t *out);
-int parse_proto(const char *s, uint8_t *out);
+int parse_proto(const char *s, uint8_t *out);		/* PROTO_NAMES */
+#define PROTO_NAMES	"tcp, udp, udplite, sctp, dccp, icmp, icmpv6, gre, esp, ah, igmp, ospf or a number 0 to 255"
 bool proto_has_ports(uint8_t proto);
 const char *proto_name(uint8_t proto);			/* NULL if none */
 int parse_family(const char *s, uint8_t *out);
@@ -127,6 +128,9 @@ struct filter_spec {
 int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		      bool allow_image, char *err, size_t errlen);
 void filter_spec_free(struct filter_spec *fs);
+/* The table bytes an image header declares: 0, or -1 if cfctl cannot
+ * tell (not a header of the version it knows). */
+int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out);
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks);
 
 /* ---- entry.c ---- */
@@ -154,6 +158,39 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 extern bool entry_fast_path;
 /* Split a line in place into at most max words. -1 if more. */
 int split_words(char *line, char **w, int max);
+/*
+ * The words of entries given as arguments: an argument holding blanks is
+ * an entry of its own, between "," words.  One allocation, free(w) frees
+ * it.  NULL with *nw -1 and err set for an argument of too many words,
+ * NULL with *nw 0 without memory.
+ */
+char **cmdline_words(int argc, char **argv, int *nw, char *err,
+		     size_t errlen);
+/* Whether the arguments hold anything but blanks and ",". */
+bool cmdline_has_entry(int argc, char **argv);
+/* Blanks only, or a comment: a line to skip, however many words. */
+bool line_is_blank(const char *line);
+
+/* Input lines (-f FILE, restore): at most LINE_MAX_BYTES, no NUL bytes. */
+#define LINE_MAX_BYTES	65536
+
+struct line_reader {
+	FILE *f;
+	char *buf;
+	uint32_t lineno;	/* of the line read last (or refused) */
+};
+
+/* 0, or -1 without memory. */
+int line_reader_init(struct line_reader *lr, FILE *f);
+void line_reader_free(struct line_reader *lr);
+/*
+ * The next line, without its newline, in *line (lr's buffer, valid until
+ * the next call) of *len bytes.  1: a line; 0: the end of the input;
+ * -1: a line too long or with a NUL byte (input error, err set, lineno is
+ * that line); -2: a read error (err set).
+ */
+int read_line(struct line_reader *lr, char **line, size_t *len, char *err,
+	      size_t errlen);
 /*
  * Check an entry against a filter's key and family, and fill in what the
  * kernel needs (the family of an entry without addresses).  fname: the

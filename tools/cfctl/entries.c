@@ -157,42 +157,6 @@ void report_failure(struct opq *q, int err, const char *unit,
 	}
 }
 
-/* Words of the command line; an argument holding spaces is an entry of
- * its own. */
-static char **cmdline_words(int argc, char **argv, int *nw)
-{
-	char **w = malloc(sizeof(*w) * ((size_t)argc * (ENTRY_MAX_WORDS + 2) + 1));
-	int i, n = 0;
-
-	if (!w)
-		return NULL;
-	for (i = 0; i < argc; i++) {
-		if (!strpbrk(argv[i], " \t")) {
-			w[n++] = argv[i];
-			continue;
-		}
-		char *copy = strdup(argv[i]);
-		int k;
-
-		if (!copy) {
-			free(w);
-			return NULL;
-		}
-		w[n++] = ",";
-		k = split_words(copy, w + n, ENTRY_MAX_WORDS);
-		if (k < 0) {
-			errmsg("too many words in entry '%s'", argv[i]);
-			free(w);
-			*nw = -1;
-			return NULL;
-		}
-		n += k;
-		w[n++] = ",";
-	}
-	*nw = n;
-	return w;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -268,39 +232,45 @@ static void parsed_free(struct parsed *p)
 
 static int read_entry_file(FILE *f, struct parsed *p)
 {
-	char *line = NULL, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
-	size_t cap = 0;
-	uint32_t lineno = 0;
+	char *line, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
+	struct line_reader lr;
 	struct entry e;
-	ssize_t len;
-	int n, used, r = 0;
+	size_t len;
+	int n, used, r = 0, got;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		n = split_words(line, w, ENTRY_MAX_WORDS);
-		if (n == 0 || (n > 0 && w[0][0] == '#'))
+	if (line_reader_init(&lr, f)) {
+		errmsg("out of memory");
+		return EXIT_FAIL;
+	}
+	while ((got = read_line(&lr, &line, &len, err, sizeof(err))) > 0) {
+		if (line_is_blank(line))
 			continue;
+		n = split_words(line, w, ENTRY_MAX_WORDS);
 		if (n < 0) {
-			errmsg("line %" PRIu32 ": too many words for an entry", lineno);
+			errmsg("line %" PRIu32 ": too many words for an entry; nothing was applied",
+			       lr.lineno);
 			r = EXIT_USAGE;
 			break;
 		}
 		if (entry_parse(w, n, false, &e, &used, err, sizeof(err))) {
-			errmsg("line %" PRIu32 ": %s; nothing was applied", lineno, err);
+			errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
 			r = EXIT_USAGE;
 			break;
 		}
-		if (parsed_push(p, &e, lineno)) {
+		if (parsed_push(p, &e, lr.lineno)) {
 			errmsg("out of memory");
 			r = EXIT_FAIL;
 			break;
 		}
 	}
-	if (!r && ferror(f)) {
-		errmsg("read error: %s", strerror(errno));
+	if (got == -1) {
+		errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
+		r = EXIT_USAGE;
+	} else if (got == -2) {
+		errmsg("%s; nothing was applied", err);
 		r = EXIT_FAIL;
 	}
-	free(line);
+	line_reader_free(&lr);
 	return r;
 }
 
@@ -311,10 +281,9 @@ static int parse_cmdline(int argc, char **argv, struct parsed *p)
 	char **w;
 	int nw = 0, i, r = EXIT_OK;
 
-	w = cmdline_words(argc, argv, &nw);
+	w = cmdline_words(argc, argv, &nw, err, sizeof(err));
 	if (!w) {
-		if (nw >= 0)
-			errmsg("out of memory");
+		errmsg("%s", nw < 0 ? err : "out of memory");
 		return nw < 0 ? EXIT_USAGE : EXIT_FAIL;
 	}
 	for (i = 0; i < nw;) {
@@ -338,7 +307,6 @@ static int parse_cmdline(int argc, char **argv, struct parsed *p)
 			break;
 		}
 	}
-	/* Only the array: strdup'ed arguments stay until exit. */
 	free(w);
 	return r;
 }
@@ -410,7 +378,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		errmsg("give entries on the command line or with -f, not both");
 		return EXIT_USAGE;
 	}
-	if (!file && !argc) {
+	if (!file && !cmdline_has_entry(argc, argv)) {
 		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
 		       verb_name);
 		return EXIT_USAGE;
@@ -426,8 +394,9 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 	if (file) {
 		FILE *f = open_input(file);
 
+		/* A missing file is an input error, the module loaded or not. */
 		if (!f)
-			return EXIT_FAIL;
+			return EXIT_USAGE;
 		r = read_entry_file(f, &p);
 		if (f != stdin)
 			fclose(f);

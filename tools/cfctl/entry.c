@@ -12,7 +12,9 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfctl.h"
@@ -53,6 +55,125 @@ int split_words(char *line, char **w, int max)
 		if (*p)
 			*p++ = 0;
 	}
+}
+
+bool cmdline_has_entry(int argc, char **argv)
+{
+	const char *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		for (p = argv[i]; *p; p++)
+			if (!is_blank(*p) && *p != ',')
+				return true;
+	return false;
+}
+
+/*
+ * The words and the copies of the arguments they point into are one
+ * allocation, so that the caller's free(w) frees both.
+ */
+char **cmdline_words(int argc, char **argv, int *nw, char *err,
+		     size_t errlen)
+{
+	size_t nptr = (size_t)argc * (ENTRY_MAX_WORDS + 2) + 1, bytes = 0;
+	char **w, *copy;
+	int i, k, n = 0;
+
+	*nw = 0;
+	for (i = 0; i < argc; i++)
+		if (strpbrk(argv[i], " \t"))
+			bytes += strlen(argv[i]) + 1;
+	w = malloc(nptr * sizeof(*w) + bytes);
+	if (!w)
+		return NULL;
+	copy = (char *)(w + nptr);
+	for (i = 0; i < argc; i++) {
+		if (!strpbrk(argv[i], " \t")) {
+			w[n++] = argv[i];
+			continue;
+		}
+		strcpy(copy, argv[i]);
+		w[n++] = ",";
+		k = split_words(copy, w + n, ENTRY_MAX_WORDS);
+		if (k < 0) {
+			seterr(err, errlen, "too many words in entry '%s'",
+			       argv[i]);
+			free(w);
+			*nw = -1;
+			return NULL;
+		}
+		copy += strlen(argv[i]) + 1;
+		n += k;
+		w[n++] = ",";
+	}
+	*nw = n;
+	return w;
+}
+
+bool line_is_blank(const char *line)
+{
+	while (is_blank(*line))
+		line++;
+	return !*line || *line == '#';
+}
+
+int line_reader_init(struct line_reader *lr, FILE *f)
+{
+	lr->f = f;
+	lr->lineno = 0;
+	lr->buf = malloc(LINE_MAX_BYTES + 1);
+	return lr->buf ? 0 : -1;
+}
+
+void line_reader_free(struct line_reader *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+/*
+ * Not getline(): it grows its buffer for as long as no newline comes
+ * (-f /dev/zero takes all memory), and on glibc a failed allocation
+ * returns -1 with neither ferror() nor feof() set, which reads as the end
+ * of the input.  A fixed buffer makes a huge line an error of that line.
+ */
+int read_line(struct line_reader *lr, char **line, size_t *len, char *err,
+	      size_t errlen)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		c = getc_unlocked(lr->f);
+		if (c == '\n' || c == EOF)
+			break;
+		if (!c) {
+			lr->lineno++;
+			seterr(err, errlen, "a NUL byte at byte %zu: not a text line",
+			       n + 1);
+			return -1;
+		}
+		if (n == LINE_MAX_BYTES) {
+			lr->lineno++;
+			seterr(err, errlen, "the line is longer than %d bytes",
+			       LINE_MAX_BYTES);
+			return -1;
+		}
+		lr->buf[n++] = (char)c;
+	}
+	if (c == EOF && ferror(lr->f)) {
+		seterr(err, errlen, "read error at line %u: %s",
+		       lr->lineno + 1, strerror(errno ? errno : EIO));
+		return -2;
+	}
+	if (c == EOF && !n)
+		return 0;
+	lr->buf[n] = 0;
+	lr->lineno++;
+	*line = lr->buf;
+	*len = n;
+	return 1;
 }
 
 /* An address alone: IPv4 dotted quad, or IPv6 (bare or in brackets). */
@@ -379,7 +500,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 				break;
 			case NF_CUCKOO_KEY_PROTO:
 				if (parse_proto(v, &proto)) {
-					seterr(err, errlen, "unknown protocol '%s' (want tcp, udp, udplite, sctp, dccp, icmp, icmpv6, ... or a number 0 to 255)", v);
+					seterr(err, errlen, "unknown protocol '%s' (want %s)",
+					       v, PROTO_NAMES);
 					return -1;
 				}
 				e->proto = proto;
@@ -436,8 +558,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			seterr(err, errlen, "bad address '%s' (want an IPv4 or IPv6 address, optionally with :PORT; IPv6 with a port as [ADDR]:PORT)",
 			       word);
 		else
-			seterr(err, errlen, "unrecognized word '%s' (an entry is [PROTO] SRC[:PORT] [DST[:PORT]], or src/dst/sport/dport/proto VALUE)",
-			       word);
+			seterr(err, errlen, "unrecognized word '%s' (an entry is [PROTO] SRC[:PORT] [DST[:PORT]], or src/dst/sport/dport/proto VALUE; PROTO is %s)",
+			       word, PROTO_NAMES);
 		return -1;
 	}
 	if (!e->given) {
@@ -459,6 +581,15 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 	return 0;
 }
 
+static bool v4mapped(const uint8_t *a, bool given)
+{
+	static const uint8_t prefix[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+	};
+
+	return given && !memcmp(a, prefix, sizeof(prefix));
+}
+
 int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 		char *err, size_t errlen)
 {
@@ -471,6 +602,21 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	char keys[64];
 	size_t i;
 
+	/*
+	 * An IPv4 packet's key holds its IPv4 addresses: an entry of
+	 * ::ffff:a.b.c.d would be an IPv6 key that none of them matches.
+	 */
+	if (e->family == NF_CUCKOO_FAMILY_IPV6 &&
+	    (ks->families & NF_CUCKOO_FAMILY_IPV4) &&
+	    (v4mapped(e->src, e->given & NF_CUCKOO_KEY_SRC_ADDR) ||
+	     v4mapped(e->dst, e->given & NF_CUCKOO_KEY_DST_ADDR))) {
+		const uint8_t *a = v4mapped(e->src, e->given &
+					    NF_CUCKOO_KEY_SRC_ADDR) ? e->src : e->dst;
+
+		seterr(err, errlen, "::ffff:%u.%u.%u.%u is an IPv4-mapped IPv6 address, which no IPv4 packet matches: write %u.%u.%u.%u",
+		       a[12], a[13], a[14], a[15], a[12], a[13], a[14], a[15]);
+		return -1;
+	}
 	/* Protocols without ports have port 0 in their packets' keys. */
 	if ((e->given & NF_CUCKOO_KEY_PROTO) && !proto_has_ports(e->proto))
 		missing &= ~(NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT);

@@ -190,18 +190,41 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 int opq_zero_run(struct opq *q, const char *name, uint64_t off, uint64_t len,
 		 uint32_t line)
 {
-	while (len) {
-		uint64_t l = len < NF_CUCKOO_CHUNK_MAX ? len : NF_CUCKOO_CHUNK_MAX;
-		struct op *op = opq_push(q, NULL, NF_CUCKOO_CMD_LOAD_CHUNK, name,
-					 line);
+	struct op *op = opq_push(q, NULL, NF_CUCKOO_CMD_LOAD_CHUNK, name, line);
 
-		if (!op)
-			return -ENOMEM;
-		op->zoff = off;
-		op->zlen = l;
-		off += l;
-		len -= l;
-	}
+	if (!op)
+		return -ENOMEM;
+	op->zoff = off;
+	op->zlen = len;
+	return 0;
+}
+
+/*
+ * A zero run is one op until it is sent, whatever its length: one op per
+ * chunk made up front took memory in proportion to a length that a
+ * corrupt restore file can make anything.  Its first chunk goes now, the
+ * rest becomes the next op, split again when its turn comes.
+ */
+static int zero_split(struct opq *q, struct op *op)
+{
+	struct op *rest;
+
+	if (op->zlen <= NF_CUCKOO_CHUNK_MAX)
+		return 0;
+	rest = calloc(1, sizeof(*rest));
+	if (!rest)
+		return -ENOMEM;
+	rest->cmd = op->cmd;
+	memcpy(rest->name, op->name, sizeof(rest->name));
+	rest->line = op->line;
+	rest->zoff = op->zoff + NF_CUCKOO_CHUNK_MAX;
+	rest->zlen = op->zlen - NF_CUCKOO_CHUNK_MAX;
+	op->zlen = NF_CUCKOO_CHUNK_MAX;
+	rest->next = op->next;
+	op->next = rest;
+	if (q->tail == op)
+		q->tail = rest;
+	q->nops++;
 	return 0;
 }
 
@@ -336,6 +359,10 @@ int opq_run(struct opq *q)
 		if (q->sock_err || q->failed)
 			break;
 		if (!op->msg && op->zlen) {
+			if (zero_split(q, op)) {
+				q->sock_err = -ENOMEM;
+				break;
+			}
 			op->msg = zero_chunk(q, op);
 			if (!op->msg) {
 				q->sock_err = -ENOMEM;

@@ -68,7 +68,8 @@ int opq_entry(struct opq *q, uint8_t cmd, const char *name, uint32_t flags,
 /* Close the batch being filled (called by opq_push and opq_run too). */
 int opq_close_batch(struct opq *q);
 
-/* LOAD_CHUNKs of zeros for [off, off + len), made when sent. */
+/* LOAD_CHUNKs of zeros for [off, off + len): one op, split and made
+ * when sent. */
 int opq_zero_run(struct opq *q, const char *name, uint64_t off, uint64_t len,
 		 uint32_t line);
 

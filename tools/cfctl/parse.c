@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +115,9 @@ int parse_capacity(const char *s, uint64_t *out)
 
 /*
  * A false-positive rate as a fraction (0.001, 1e-3) or a percentage
- * (0.1%), strictly between 0 and 1; in parts per 10^9, rounded to
- * nearest, which must be 1 .. 10^9 - 1.
+ * (0.1%), strictly between 0 and 1; in parts per 10^9, rounded down (a
+ * bound rounded up would be looser than asked), which must be
+ * 1 .. 10^9 - 1.
  */
 int parse_fpr(const char *s, uint32_t *ppb)
 {
@@ -147,7 +147,13 @@ int parse_fpr(const char *s, uint32_t *ppb)
 		v /= 100.0;
 	if (!(v > 0.0 && v < 1.0))
 		return -1;
-	p = floor(v * NF_CUCKOO_FPR_SCALE + 0.5);
+	/*
+	 * 0.001 is not exact in binary: its product with 10^9 may fall a
+	 * hair below 1000000.  What is that close to a whole number was
+	 * written as one.
+	 */
+	p = v * NF_CUCKOO_FPR_SCALE;
+	p = fabs(p - nearbyint(p)) < 1e-6 ? nearbyint(p) : floor(p);
 	if (p < 1.0 || p > NF_CUCKOO_FPR_SCALE - 1.0)
 		return -1;
 	*ppb = (uint32_t)p;
@@ -198,10 +204,15 @@ static const struct {
 };
 #define NPROTOS (sizeof(protos) / sizeof(protos[0]))
 
-/* A name of the table, a number 0..255, or a name from /etc/protocols. */
+/*
+ * A name of the table or a number 0..255.  Not getprotobyname(): its
+ * names are the IANA keywords, in which "ip" is protocol 0 and "ipv6"
+ * protocol 41 (IPv6 in IPv4) while "ip6" and "ipv4" are unknown, so a
+ * family written where the protocol goes made a filter entry no packet
+ * of that family matches.
+ */
 int parse_proto(const char *s, uint8_t *out)
 {
-	struct protoent *pe;
 	uint64_t v;
 	size_t i;
 
@@ -225,14 +236,7 @@ int parse_proto(const char *s, uint8_t *out)
 		*out = (uint8_t)v;
 		return 0;
 	}
-	for (i = 0; s[i]; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_')
-			return -1;
-	pe = getprotobyname(s);
-	if (!pe || pe->p_proto < 0 || pe->p_proto > 255)
-		return -1;
-	*out = (uint8_t)pe->p_proto;
-	return 0;
+	return -1;
 }
 
 bool proto_has_ports(uint8_t proto)
@@ -483,6 +487,33 @@ int parse_onoff(const char *s, bool *out)
 		*out = false;
 	else
 		return -1;
+	return 0;
+}
+
+/*
+ * The image header is opaque to cfctl except for this: the table size it
+ * declares, so that a restore file cannot load past it.  The module's
+ * struct cf_image (kmod/cuckoo.h; test_parse checks the offsets): magic
+ * at 0, version at 4, table_bytes at 40 of 48 bytes, host order.  A
+ * header of any other kind declares nothing cfctl can read, and the
+ * kernel refuses it at LOAD_BEGIN, before any table byte is sent.
+ */
+#define IMAGE_V2_LEN		48
+#define IMAGE_V2_MAGIC		0x46435543U
+#define IMAGE_V2_TABLE_BYTES	40
+
+int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
+{
+	uint32_t magic;
+	uint16_t version;
+
+	if (len != IMAGE_V2_LEN)
+		return -1;
+	memcpy(&magic, img, sizeof(magic));
+	memcpy(&version, img + 4, sizeof(version));
+	if (magic != IMAGE_V2_MAGIC || version != 2)
+		return -1;
+	memcpy(out, img + IMAGE_V2_TABLE_BYTES, sizeof(*out));
 	return 0;
 }
 

@@ -21,7 +21,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "verbs.h"
 
@@ -183,11 +185,100 @@ static int save_one(struct cfnl *nl, const char *name, FILE *out)
 	return 0;
 }
 
+/*
+ * save -f FILE writes FILE.XXXXXX beside it and renames it over FILE once
+ * everything was fetched and written: a failed save must not destroy the
+ * last good one, which a restore at boot may need.  The new file gets the
+ * old one's mode and owner, or, if there was none, what fopen() would have
+ * given it.  What is not a regular file (/dev/null, a fifo) is written
+ * in place.  *tmp is the name to rename, NULL when written in place.
+ */
+static FILE *open_save_file(const char *file, char **tmp)
+{
+	struct stat st;
+	bool exists;
+	mode_t mask;
+	FILE *f;
+	int fd, err;
+
+	*tmp = NULL;
+	exists = !stat(file, &st);
+	if (exists && !S_ISREG(st.st_mode))
+		return fopen(file, "w");
+	if (asprintf(tmp, "%s.XXXXXX", file) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = mkstemp(*tmp);
+	if (fd < 0)
+		goto fail;
+	if (exists) {
+		/* Root saving over a user's file leaves it theirs; a user
+		 * saving over another's makes it their own (EPERM). */
+		if (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM)
+			goto fail_fd;
+		if (fchmod(fd, st.st_mode & 07777))
+			goto fail_fd;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask))
+			goto fail_fd;
+	}
+	f = fdopen(fd, "w");
+	if (f)
+		return f;
+fail_fd:
+	err = errno;
+	close(fd);
+	unlink(*tmp);
+	errno = err;
+fail:
+	err = errno;
+	free(*tmp);
+	*tmp = NULL;
+	errno = err;
+	return NULL;
+}
+
+/* Close the save file; on success, put it in place. */
+static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
+{
+	int r = 0;
+
+	if (ok && tmp && fsync(fileno(out))) {
+		errmsg("cannot write %s: %s", tmp, strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (fclose(out)) {
+		errmsg("write error: %s", strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (!tmp)
+		return r;
+	if (ok && rename(tmp, file)) {
+		errmsg("cannot rename %s to %s: %s", tmp, file, strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (!ok) {
+		unlink(tmp);
+		errmsg("%s was left as it was", file);
+	}
+	free(tmp);
+	return r;
+}
+
 int cmd_save(int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
 	FILE *out = stdout;
+	char *tmp = NULL, *real = NULL;
+	struct stat lst;
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
@@ -201,9 +292,17 @@ int cmd_save(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (file && strcmp(file, "-")) {
-		out = fopen(file, "w");
+		/* The rename replaces the file a symlink points to, not
+		 * the symlink. */
+		if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
+			real = realpath(file, NULL);
+			if (real)
+				file = real;
+		}
+		out = open_save_file(file, &tmp);
 		if (!out) {
 			errmsg("cannot write %s: %s", file, strerror(errno));
+			free(real);
 			free(fi);
 			cfnl_close(&nl);
 			return EXIT_FAIL;
@@ -230,10 +329,9 @@ int cmd_save(int argc, char **argv)
 		errmsg("write error: %s", strerror(errno));
 		r = EXIT_FAIL;
 	}
-	if (out != stdout && fclose(out)) {
-		errmsg("write error: %s", strerror(errno));
+	if (out != stdout && close_save_file(out, file, tmp, r == EXIT_OK))
 		r = EXIT_FAIL;
-	}
+	free(real);
 	free(fi);
 	cfnl_close(&nl);
 	return r;
@@ -252,6 +350,7 @@ struct known {
 
 struct rctx {
 	struct cfnl *nl;
+	bool nl_open;		/* opened at the first command line */
 	struct opq q;
 	struct known *k;
 	size_t nk, capk;
@@ -261,6 +360,7 @@ struct rctx {
 	char lname[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t lline;		/* its create line */
 	uint64_t loff;		/* table bytes so far (lines) */
+	uint64_t ltable;	/* table bytes its header declares, or ~0 */
 	uint64_t pstart;	/* table offset of pend[0] */
 	uint8_t *pend;
 	size_t plen;
@@ -474,6 +574,8 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		snprintf(r->lname, sizeof(r->lname), "%s", fs.name);
 		r->lline = line;
 		r->loff = 0;
+		if (image_table_bytes(fs.image, fs.image_len, &r->ltable))
+			r->ltable = UINT64_MAX;
 		r->pstart = 0;
 		r->plen = 0;
 	}
@@ -500,6 +602,9 @@ static int r_load(struct rctx *r, char **w, int n, uint32_t line)
 	if (!strcmp(w[3], "zero")) {
 		if (n != 5 || parse_u64(w[4], &len) || !len)
 			RERR(r, EXIT_USAGE, "want 'load NAME OFFSET zero LENGTH'");
+		if (len > r->ltable - r->loff)
+			RERR(r, EXIT_USAGE, "%" PRIu64 " zero bytes at offset %" PRIu64 " go past the end of the table of %s (%" PRIu64 " bytes, as its image header on line %" PRIu32 " says)",
+			     len, off, r->lname, r->ltable, r->lline);
 		if (pend_bytes(r, NULL, len, line))
 			return -1;
 		r->loff += len;
@@ -515,6 +620,11 @@ static int r_load(struct rctx *r, char **w, int n, uint32_t line)
 	if (got <= 0) {
 		free(buf);
 		RERR(r, EXIT_USAGE, "bad base64 table data");
+	}
+	if ((uint64_t)got > r->ltable - r->loff) {
+		free(buf);
+		RERR(r, EXIT_USAGE, "%ld bytes at offset %" PRIu64 " go past the end of the table of %s (%" PRIu64 " bytes, as its image header on line %" PRIu32 " says)",
+		     got, off, r->lname, r->ltable, r->lline);
 	}
 	if (pend_bytes(r, buf, (uint64_t)got, line)) {
 		free(buf);
@@ -602,12 +712,26 @@ static int r_entry(struct rctx *r, char **w, int n, uint32_t line,
 static int r_line(struct rctx *r, char *line, uint32_t lineno)
 {
 	char *w[RESTORE_MAX_WORDS + 1];
-	int n = split_words(line, w, RESTORE_MAX_WORDS);
+	int n;
 
-	if (n == 0 || (n > 0 && w[0][0] == '#'))
+	if (line_is_blank(line))
 		return 0;
+	n = split_words(line, w, RESTORE_MAX_WORDS);
 	if (n < 0)
 		RERR(r, EXIT_USAGE, "too many words");
+	/*
+	 * Not before: input that is unreadable from its first line (a
+	 * missing file, -f /dev/zero) is an input error whether or not
+	 * the module is loaded.
+	 */
+	if (!r->nl_open) {
+		if (cfnl_open(r->nl)) {
+			r->err[0] = 0;	/* cfnl_open() said why */
+			r->status = EXIT_FAIL;
+			return -1;
+		}
+		r->nl_open = true;
+	}
 	r->lines++;
 	if (r->loading && (strcmp(w[0], "load") || n < 2 ||
 			   strcmp(w[1], r->lname)))
@@ -643,12 +767,12 @@ int cmd_restore(int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct rctx r = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	uint32_t lineno = 0;
-	struct cfnl nl;
+	struct line_reader lr = { 0 };
+	char *line, rerr[ERRLEN];
+	size_t len;
+	struct cfnl nl = { 0 };
 	FILE *f;
-	int ret = EXIT_OK, err;
+	int ret = EXIT_OK, err, got;
 	double t0, t1;
 
 	(void)argv;
@@ -658,36 +782,37 @@ int cmd_restore(int argc, char **argv)
 	}
 	f = open_input(file ? file : "-");
 	if (!f)
-		return EXIT_FAIL;
-	if (cfnl_open(&nl)) {
-		if (f != stdin)
-			fclose(f);
-		return EXIT_FAIL;
-	}
+		return EXIT_USAGE;
 	r.nl = &nl;
 	opq_init(&r.q, &nl);
 	r.pend = malloc(NF_CUCKOO_CHUNK_MAX);
-	if (!r.pend) {
+	if (!r.pend || line_reader_init(&lr, f)) {
 		errmsg("out of memory");
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	t0 = now();
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		if (r_line(&r, line, lineno)) {
-			errmsg("line %" PRIu32 ": %s; nothing was applied",
-			       lineno, r.err);
+	while ((got = read_line(&lr, &line, &len, rerr, sizeof(rerr))) > 0) {
+		if (r_line(&r, line, lr.lineno)) {
+			if (r.err[0])
+				errmsg("line %" PRIu32 ": %s; nothing was applied",
+				       lr.lineno, r.err);
 			ret = r.status;
 			goto out;
 		}
 	}
-	if (ferror(f)) {
-		errmsg("read error: %s; nothing was applied", strerror(errno));
+	if (got == -1) {
+		errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno,
+		       rerr);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (got == -2) {
+		errmsg("%s; nothing was applied", rerr);
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (end_load(&r, lineno + 1)) {
+	if (end_load(&r, lr.lineno + 1)) {
 		errmsg("%s; nothing was applied", r.err);
 		ret = r.status;
 		goto out;
@@ -723,7 +848,7 @@ int cmd_restore(int argc, char **argv)
 out:
 	if (f != stdin)
 		fclose(f);
-	free(line);
+	line_reader_free(&lr);
 	free(r.pend);
 	free(r.k);
 	opq_free(&r.q);

@@ -26,11 +26,26 @@ t() {	# t DESCRIPTION WANT_STATUS PATTERN -- ARGS...
 	fi
 }
 
+# tl: t, with cfctl in 200 MB of address space and 30 s at most.
+tl() {
+	local c=$CFCTL
+	CFCTL=$TMP/limited
+	t "$@"
+	CFCTL=$c
+}
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+printf '#!/bin/bash\nulimit -v 200000\nexec timeout 30 "%s" "$@"\n' "$(realpath "$CFCTL")" >"$TMP/limited"
+chmod +x "$TMP/limited"
+{ head -c 71680 /dev/zero | tr '\0' ' '; echo x; } >"$TMP/long"
+printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
+{ echo "# $(seq 100 | tr '\n' ' ')"; echo; echo "  # $(seq 70 | tr '\n' ' ')"; } >"$TMP/comments"
+
 echo "TAP version 13"
-bad=$(mktemp)
-trap 'rm -f "$bad"' EXIT
+bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..30"
+echo "1..42"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -61,4 +76,21 @@ t "del: entry syntax before the kernel" 2 "del: entry 1: unrecognized word 'garb
 t "test: entry syntax before the kernel" 2 "test: entry 1: unrecognized word 'garbage'" -- test f garbage
 t "add -f: a bad line is named before the kernel" 2 "add: line 4: .*nothing was applied" -- add -f "$bad" f
 t "test -f: no entries" 2 "no entries to test" -- test -f /dev/null f
+# Input that is no text is an error of its line, with or without the
+# module, in bounded memory: getline() grew without end on /dev/zero.
+tl "restore -f /dev/zero: line 1, exit 2, in 200 MB" 2 \
+	"^cfctl: restore: line 1: a NUL byte at byte 1: not a text line; nothing was applied" -- restore -f /dev/zero
+tl "restore: a 70 KiB line" 2 \
+	"^cfctl: restore: line 1: the line is longer than 65536 bytes; nothing was applied" -- restore -f "$TMP/long"
+t "restore: a NUL byte in line 2" 2 "^cfctl: restore: line 2: a NUL byte at byte 12" -- restore -f "$TMP/nul"
+t "restore: a read error is not the end of the input" 3 \
+	"^cfctl: restore: read error at line 1: Is a directory; nothing was applied" -- restore -f /
+t "restore: comment lines of 100 and 70 words are comments" 0 "^$" -- restore -f "$TMP/comments"
+t "restore: a missing file is an input error" 2 "cannot open $TMP/nosuch" -- restore -f "$TMP/nosuch"
+t "add -f: a missing file is an input error" 2 "^cfctl: add: cannot open $TMP/nosuch" -- add -f "$TMP/nosuch" x
+t "test -f: a missing file is an input error" 2 "^cfctl: test: cannot open" -- test -f "$TMP/nosuch" x
+t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
+t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
+t "add NAME '' : no entries" 2 "no entries given" -- add x ""
+t "help lists the protocol names cfctl takes" 0 "icmpv6, gre, esp, ah, igmp," -- help add
 [ $failed = 0 ]

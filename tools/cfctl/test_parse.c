@@ -5,10 +5,13 @@
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfctl.h"
+/* The module's image header, whose table size restore reads. */
+#include "../../kmod/cuckoo.h"
 
 /* The parsers' error paths may print through these. */
 struct cfctl_opts opts;
@@ -103,6 +106,15 @@ static void t_capacity_fpr(void)
 	CHECK(parse_fpr("100%", &p), "100%%");
 	CHECK(parse_fpr("0", &p), "0");
 	CHECK(parse_fpr("1e-10", &p), "1e-10 rounds to 0");
+	/* Rounded down: a bound rounded up is looser than asked. */
+	CHECK(parse_fpr("5e-10", &p), "5e-10 rounds down to 0: refused");
+	CHECK(!parse_fpr("1.5e-9", &p) && p == 1, "1.5e-9 -> %u", p);
+	CHECK(!parse_fpr("2.9e-9", &p) && p == 2, "2.9e-9 -> %u", p);
+	CHECK(!parse_fpr("0.0000000019", &p) && p == 1, "0.0000000019 -> %u", p);
+	CHECK(!parse_fpr("0.3", &p) && p == 300000000, "0.3 -> %u", p);
+	CHECK(!parse_fpr("0.07%", &p) && p == 700000, "0.07%% -> %u", p);
+	CHECK(!parse_fpr("0.000123", &p) && p == 123000, "0.000123 -> %u", p);
+	CHECK(!parse_fpr("0.9999999999", &p) && p == 999999999, "0.9999999999 -> %u", p);
 	CHECK(parse_fpr("-0.1", &p), "-0.1");
 	CHECK(parse_fpr("nan", &p), "nan");
 	CHECK(parse_fpr("inf", &p), "inf");
@@ -141,6 +153,16 @@ static void t_words(void)
 	CHECK(parse_proto("0x11", &b), "0x11");
 	CHECK(parse_proto("nosuchproto", &b), "unknown name");
 	CHECK(parse_proto("1.2.3.4", &b), "an address is no protocol");
+	/* /etc/protocols' keywords: "ip" is 0, "ipv6" 41; families, to a user. */
+	CHECK(parse_proto("ip", &b), "ip is a family, not protocol 0");
+	CHECK(parse_proto("ipv6", &b), "ipv6 is a family, not protocol 41");
+	CHECK(parse_proto("ip6", &b), "ip6");
+	CHECK(parse_proto("ipv4", &b), "ipv4");
+	CHECK(parse_proto("hopopt", &b), "hopopt");
+	CHECK(!parse_proto("gre", &b) && b == 47, "gre");
+	CHECK(!parse_proto("esp", &b) && b == 50, "esp");
+	CHECK(!parse_proto("ah", &b) && b == 51, "ah");
+	CHECK(!parse_proto("0", &b) && b == 0, "0");
 	CHECK(proto_has_ports(6) && proto_has_ports(17) && proto_has_ports(132) &&
 	      proto_has_ports(33) && proto_has_ports(136), "port protocols");
 	CHECK(!proto_has_ports(1) && !proto_has_ports(58) && !proto_has_ports(47),
@@ -340,6 +362,27 @@ static void t_entry_check(void)
 	parse1("tcp [2001:db8::1]:1 [2001:db8::2]:2", &e, err);
 	CHECK(entry_check(&e, &v4, "f", err, ERRLEN) && strstr(err, "IPv4 only"),
 	      "wrong family: %s", err);
+	/* IPv4-mapped: an IPv6 key no IPv4 packet matches. */
+	parse1("udp [::ffff:10.0.0.1]:1 [2001:db8::2]:2", &e, err);
+	CHECK(entry_check(&e, &all, "f", err, ERRLEN) &&
+	      strstr(err, "::ffff:10.0.0.1 is an IPv4-mapped") &&
+	      strstr(err, "write 10.0.0.1"), "mapped src, inet filter: %s", err);
+	parse1("udp [2001:db8::2]:2 [::ffff:10.0.0.3]:1", &e, err);
+	CHECK(entry_check(&e, &all, "f", err, ERRLEN) &&
+	      strstr(err, "::ffff:10.0.0.3"), "mapped dst, inet filter: %s", err);
+	parse1("src ::ffff:10.0.0.1", &e, err);
+	CHECK(entry_check(&e, &v4, "f", err, ERRLEN) &&
+	      strstr(err, "IPv4-mapped"), "mapped, ip filter: %s", err);
+	{
+		struct keyspec src6 = { NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_FAMILY_IPV6, false };
+
+		parse1("src ::ffff:10.0.0.1", &e, err);
+		CHECK(!entry_check(&e, &src6, "f", err, ERRLEN),
+		      "mapped in an ip6 filter is that IPv6 address: %s", err);
+		parse1("src ::fffe:10.0.0.1", &e, err);
+		CHECK(!entry_check(&e, &src, "f", err, ERRLEN),
+		      "not mapped: %s", err);
+	}
 	parse1("sport 1 dport 2 proto udp", &e, err);
 	CHECK(!entry_check(&e, &ports6, "f", err, ERRLEN) &&
 	      e.family == NF_CUCKOO_FAMILY_IPV6, "addressless takes the filter's family");
@@ -535,6 +578,152 @@ static void t_entry_fast_path(void)
 	CHECK(fast > i / 20, "only %u of %u lines parsed", fast, i);
 }
 
+/* read_line() over the bytes of s (n of them). */
+static FILE *mem(const char *s, size_t n)
+{
+	FILE *f = fmemopen((void *)s, n, "r");
+
+	if (!f) {
+		perror("fmemopen");
+		exit(2);
+	}
+	return f;
+}
+
+static void t_line_reader(void)
+{
+	static const char text[] = "one two\r\n\n# c\n  # c\nlast";
+	struct line_reader lr;
+	char err[ERRLEN], *line, *big;
+	size_t len;
+	FILE *f;
+	int r;
+
+	f = mem(text, sizeof(text) - 1);
+	CHECK(!line_reader_init(&lr, f), "init");
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && len == 8 && !strcmp(line, "one two\r") && lr.lineno == 1,
+	      "line 1: %d '%s'", r, line);
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && len == 0 && line_is_blank(line), "line 2 empty");
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && line_is_blank(line), "line 3 comment");
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && line_is_blank(line), "line 4 indented comment");
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && !strcmp(line, "last") && lr.lineno == 5,
+	      "last line without a newline");
+	CHECK(read_line(&lr, &line, &len, err, ERRLEN) == 0, "end");
+	CHECK(read_line(&lr, &line, &len, err, ERRLEN) == 0, "end again");
+	fclose(f);
+	line_reader_free(&lr);
+	CHECK(!line_is_blank("a # b") && !line_is_blank(" x"), "not blank");
+
+	/* A NUL byte no longer cuts the line silently. */
+	f = mem("ok\nsrc 1.2.3.4\0 src 5.6.7.8\n", 28);
+	line_reader_init(&lr, f);
+	read_line(&lr, &line, &len, err, ERRLEN);
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == -1 && lr.lineno == 2 && strstr(err, "NUL byte at byte 12"),
+	      "NUL: %d line %u: %s", r, lr.lineno, err);
+	fclose(f);
+	line_reader_free(&lr);
+
+	/* LINE_MAX_BYTES is the most; one more is an error of that line. */
+	big = malloc(LINE_MAX_BYTES + 2);
+	memset(big, 'a', LINE_MAX_BYTES + 1);
+	big[LINE_MAX_BYTES] = '\n';
+	f = mem(big, LINE_MAX_BYTES + 1);
+	line_reader_init(&lr, f);
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == 1 && len == LINE_MAX_BYTES, "a line of the most bytes: %d", r);
+	fclose(f);
+	line_reader_free(&lr);
+	big[LINE_MAX_BYTES] = 'a';
+	big[LINE_MAX_BYTES + 1] = '\n';
+	f = mem(big, LINE_MAX_BYTES + 2);
+	line_reader_init(&lr, f);
+	r = read_line(&lr, &line, &len, err, ERRLEN);
+	CHECK(r == -1 && lr.lineno == 1 && strstr(err, "longer than 65536 bytes"),
+	      "one byte more: %d: %s", r, err);
+	fclose(f);
+	line_reader_free(&lr);
+	free(big);
+
+	/* /dev/zero: an error at once, not a buffer growing without end. */
+	f = fopen("/dev/zero", "r");
+	CHECK(f, "open /dev/zero");
+	if (f) {
+		line_reader_init(&lr, f);
+		r = read_line(&lr, &line, &len, err, ERRLEN);
+		CHECK(r == -1 && strstr(err, "NUL"), "/dev/zero: %d %s", r, err);
+		fclose(f);
+		line_reader_free(&lr);
+	}
+	/* A read error is not the end of the input. */
+	f = fopen(".", "r");
+	CHECK(f, "open .");
+	if (f) {
+		line_reader_init(&lr, f);
+		r = read_line(&lr, &line, &len, err, ERRLEN);
+		CHECK(r == -2 && strstr(err, "read error at line 1"),
+		      "a directory: %d %s", r, err);
+		fclose(f);
+		line_reader_free(&lr);
+	}
+}
+
+static void t_cmdline(void)
+{
+	char a0[] = "udp 1.1.1.1:1 2.2.2.2:2", a1[] = "src", a2[] = "3.3.3.3";
+	char a3[] = ",", a4[] = " , ,", many[200];
+	char *argv[] = { a0, a1, a2 }, *seps[] = { a3, a4 }, *toomany[] = { many };
+	char err[ERRLEN], **w;
+	int nw, i;
+
+	w = cmdline_words(3, argv, &nw, err, ERRLEN);
+	CHECK(w && nw == 7 && !strcmp(w[0], ",") && !strcmp(w[1], "udp") &&
+	      !strcmp(w[3], "2.2.2.2:2") && !strcmp(w[4], ",") &&
+	      w[5] == a1 && w[6] == a2, "words: %d", nw);
+	CHECK(!strcmp(a0, "udp 1.1.1.1:1 2.2.2.2:2"), "the argument is left alone");
+	free(w);	/* all of it: the ASan build's LeakSanitizer checks */
+	w = cmdline_words(2, seps, &nw, err, ERRLEN);
+	free(w);
+	many[0] = 0;
+	for (i = 0; i < ENTRY_MAX_WORDS + 1; i++)
+		strcat(many, "x ");
+	w = cmdline_words(1, toomany, &nw, err, ERRLEN);
+	CHECK(!w && nw == -1 && strstr(err, "too many words"), "too many: %s", err);
+
+	CHECK(cmdline_has_entry(3, argv), "entries");
+	CHECK(!cmdline_has_entry(2, seps), "',' alone is no entry");
+	CHECK(!cmdline_has_entry(0, argv), "nothing");
+}
+
+static void t_image_header(void)
+{
+	struct cf_image img = {
+		.magic = CF_IMAGE_MAGIC, .version = CF_IMAGE_VERSION,
+		.table_bytes = 123456,
+	};
+	uint8_t raw[sizeof(img)];
+	uint64_t tb = 0;
+
+	/* cfctl's copy of the layout is the module's. */
+	CHECK(sizeof(img) == 48 && offsetof(struct cf_image, table_bytes) == 40 &&
+	      offsetof(struct cf_image, version) == 4 && CF_IMAGE_VERSION == 2 &&
+	      CF_IMAGE_MAGIC == 0x46435543U, "struct cf_image moved");
+	memcpy(raw, &img, sizeof(img));
+	CHECK(!image_table_bytes(raw, sizeof(raw), &tb) && tb == 123456,
+	      "table bytes %llu", (unsigned long long)tb);
+	CHECK(image_table_bytes(raw, sizeof(raw) - 1, &tb), "short header");
+	raw[4] = 1;
+	CHECK(image_table_bytes(raw, sizeof(raw), &tb), "version 1");
+	raw[4] = 2;
+	raw[0] ^= 1;
+	CHECK(image_table_bytes(raw, sizeof(raw), &tb), "bad magic");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -549,6 +738,9 @@ static const struct {
 	{ "entries print back as they read", t_entry_format },
 	{ "base64 (RFC 4648 vectors, round trips, bad input)", t_base64 },
 	{ "create and set parameters", t_filter_spec },
+	{ "input lines: bounded, no NUL, comments, read errors", t_line_reader },
+	{ "entries on the command line: words, separators, no leak", t_cmdline },
+	{ "the table size an image header declares", t_image_header },
 };
 
 int main(void)
