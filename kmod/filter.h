@@ -21,6 +21,7 @@
 
 #include <linux/types.h>
 #include <linux/bits.h>
+#include <linux/bottom_half.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -228,13 +229,18 @@ static inline bool nfcf_filter_match(const struct nfcf_filter *f,
  * @action:	what was done to it: NF_CUCKOO_ACTION_DROP, NF_CUCKOO_ACTION_MARK or
  *		NF_CUCKOO_ACTION_NONE
  *
- * Any context: output hooks run in process context, so the CPU is pinned
- * while its counters are written.
+ * Any context.  Output and postrouting hooks run in process context with
+ * bottom halves enabled, where a softirq sending a packet (a TCP ACK, a
+ * timer) could interrupt the update of the same CPU's counters: on 32-bit
+ * that breaks the seqcount and loses counts.  So bottom halves are
+ * disabled around it, as nftables' counters do.
  */
 static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 {
-	struct nfcf_pcpu_stats *st = get_cpu_ptr(f->stats);
+	struct nfcf_pcpu_stats *st;
 
+	local_bh_disable();
+	st = this_cpu_ptr(f->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->lookups);
 	if (hit)
@@ -244,7 +250,7 @@ static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 	else if (action == NF_CUCKOO_ACTION_MARK)
 		u64_stats_inc(&st->marked);
 	u64_stats_update_end(&st->syncp);
-	put_cpu_ptr(f->stats);
+	local_bh_enable();
 }
 
 #endif /* _NF_CUCKOO_FILTER_H */
