@@ -8,7 +8,7 @@
  * more while they use it.  Removing it from the table marks it dead and
  * drops the table's reference; the last put frees it after an RCU grace
  * period, so the packet path, which holds no reference but runs under
- * rcu_read_lock() and finds filters on the namespace's RCU list, never
+ * rcu_read_lock() and finds filters on its hooks' RCU lists, never
  * sees it freed.
  *
  * Locking.  @lock serialises every writer of the cuckoo filter (add,
@@ -74,9 +74,20 @@ struct nfcf_pkt_stats {
 };
 
 /**
+ * struct nfcf_hook_link - a filter's place on a hook entry's list (hook.c)
+ * @node:	on the entry's RCU list, under the namespace's lock
+ * @f:		the filter
+ */
+struct nfcf_hook_link {
+	struct list_head node;
+	struct nfcf_filter *f;
+};
+
+/**
  * struct nfcf_filter - a named filter
  * @node:	on the namespace's list of all filters, under its lock
- * @live:	on the namespace's RCU list that the packet path walks, once
+ * @hl:		on the RCU lists that the packet path walks, of its IPv4 ([0])
+ *		and IPv6 ([1]) hook entries (as its family has them), once
  *		loaded and until removed (whether enabled or not)
  * @cf:		the cuckoo filter; set at creation, never replaced
  * @conf:	packet-path settings, RCU
@@ -102,7 +113,7 @@ struct nfcf_pkt_stats {
  */
 struct nfcf_filter {
 	struct list_head node;
-	struct list_head live;
+	struct nfcf_hook_link hl[2];
 	struct cuckoo_filter *cf;
 	struct nfcf_conf __rcu *conf;
 	struct nfcf_pcpu_stats __percpu *stats;
@@ -206,7 +217,7 @@ static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
 
 /**
  * nfcf_filter_match - the packet path's question (under rcu_read_lock())
- * @f:		a filter from the namespace's live list
+ * @f:		a filter from a hook entry's list
  * @conf:	rcu_dereference(f->conf), already checked to be enabled
  * @k:		the packet's key, fields filled in; finished here
  *
