@@ -32,7 +32,9 @@
  * lock is taken: the filter core's readers are lockless (cuckoo.h), a
  * filter's settings are one RCU pointer, its counters per CPU.  The first
  * filter whose action is drop and that matches drops the packet; marks
- * are applied in order and the packet goes on to the next filter.
+ * are applied in order and the packet goes on to the next filter.  At
+ * the output hook, a packet whose mark the filters changed is routed
+ * again (nfcf_reroute()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,10 +120,36 @@ static unsigned int nfcf_hook_walk(const struct nfcf_hook_ent *e,
 	return NF_ACCEPT;
 }
 
+/*
+ * At LOCAL_OUT the route was chosen before the mark was set: route again,
+ * as iptables' mangle table and nftables' route chains do, so that policy
+ * routing on the mark (ip rule fwmark) sees it.
+ */
+static unsigned int nfcf_reroute(const struct nfcf_hook_ent *e,
+				 struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	int err;
+
+	if (e->family == NF_CUCKOO_FAMILY_IPV4)
+		err = ip_route_me_harder(state->net, state->sk, skb, RTN_UNSPEC);
+	else
+		err = nf_ip6_route_me_harder(state->net, state->sk, skb);
+	return err < 0 ? NF_DROP_ERR(err) : NF_ACCEPT;
+}
+
 static unsigned int nfcf_hook_fn(void *priv, struct sk_buff *skb,
 				 const struct nf_hook_state *state)
 {
-	return nfcf_hook_walk(priv, skb);
+	const struct nfcf_hook_ent *e = priv;
+	u32 mark = skb->mark;
+	unsigned int verdict;
+
+	verdict = nfcf_hook_walk(e, skb);
+	if (verdict == NF_ACCEPT && skb->mark != mark &&
+	    e->ops.hooknum == NF_INET_LOCAL_OUT)
+		return nfcf_reroute(e, skb, state);
+	return verdict;
 }
 
 static u8 nfcf_family_pf(u8 family)
