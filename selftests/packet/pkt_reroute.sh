@@ -10,11 +10,13 @@
 # must route the packet again, as iptables' mangle table does.  nftables
 # counters at b's prerouting say which link each packet came in on: the
 # listed flows only on vb2, the others only on vb, IPv4 and IPv6.  A
-# filter that leaves the packet's mark as it was does not reroute.
+# filter that leaves the packet's mark as it was does not reroute; one
+# whose mark leads to an unreachable route drops the packet, and the
+# sender gets the routing error.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 6
+plan 7
 
 topo_pair
 link a va2 10.0.1.1/24 fd01::1/64 b vb2 10.0.1.2/24 fd01::2/64
@@ -37,6 +39,7 @@ table inet t {
 	counter o6_2 {}
 	counter k4_1 {}
 	counter k4_2 {}
+	counter u4 {}
 	chain pre {
 		type filter hook prerouting priority 0;
 		iifname vb ip saddr $A4 udp sport 4001 udp dport 5001 counter name l4_1
@@ -49,6 +52,7 @@ table inet t {
 		iifname vb2 ip6 saddr $A6 udp sport 4002 udp dport 5001 counter name o6_2
 		iifname vb ip saddr $A4 udp sport 4003 udp dport 5001 counter name k4_1
 		iifname vb2 ip saddr $A4 udp sport 4003 udp dport 5001 counter name k4_2
+		ip saddr $A4 udp sport 4004 udp dport 5001 counter name u4
 	}
 }
 EOF
@@ -91,4 +95,16 @@ counters b
 read -r look match drop mark <<<"$(pstats a same)"
 check_all "a mark filter that leaves the mark as it was: marked 3, still on vb" \
 	"$mark" = 3 "${CNT[k4_1]}" = 3 "${CNT[k4_2]}" = 0
+
+# Mark 0x43 leads to table 101, where b is unreachable.
+printf '%s\n' "rule add fwmark 0x43/0xff table 101" \
+	"route add unreachable $B4/32 table 101" |
+	ns a ip -batch - || bail "cannot set up table 101 in a"
+cfq a create unr hook output family ip action mark 0x43/0xff &&
+cfq a add unr udp $A4:4004 $B4:5001 || bail "cannot create filter unr"
+pktr a udp --dst $B4 --sport 4004 --dport 5001 -n 3
+counters b
+read -r look match drop mark <<<"$(pstats a unr)"
+check_all "marked onto an unreachable route: none sent (sendto fails), none arrives" \
+	"${R[0]:-}" = 0 "${CNT[u4]}" = 0 "$mark" = 3
 finish
