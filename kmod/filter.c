@@ -19,6 +19,7 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 {
 	struct nfcf_conf *conf;
 	struct nfcf_filter *f;
+	unsigned int i;
 	int cpu;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
@@ -35,7 +36,10 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 		u64_stats_init(&per_cpu_ptr(f->stats, cpu)->syncp);
 
 	INIT_LIST_HEAD(&f->node);
-	INIT_LIST_HEAD(&f->live);
+	for (i = 0; i < ARRAY_SIZE(f->hl); i++) {
+		INIT_LIST_HEAD(&f->hl[i].node);
+		f->hl[i].f = f;
+	}
 	mutex_init(&f->lock);
 	refcount_set(&f->ref, 1);
 	f->gen = 1;

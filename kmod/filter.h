@@ -8,7 +8,7 @@
  * more while they use it.  Removing it from the table marks it dead and
  * drops the table's reference; the last put frees it after an RCU grace
  * period, so the packet path, which holds no reference but runs under
- * rcu_read_lock() and finds filters on the namespace's RCU list, never
+ * rcu_read_lock() and finds filters on its hooks' RCU lists, never
  * sees it freed.
  *
  * Locking.  @lock serialises every writer of the cuckoo filter (add,
@@ -21,6 +21,7 @@
 
 #include <linux/types.h>
 #include <linux/bits.h>
+#include <linux/bottom_half.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -73,9 +74,20 @@ struct nfcf_pkt_stats {
 };
 
 /**
+ * struct nfcf_hook_link - a filter's place on a hook entry's list (hook.c)
+ * @node:	on the entry's RCU list, under the namespace's lock
+ * @f:		the filter
+ */
+struct nfcf_hook_link {
+	struct list_head node;
+	struct nfcf_filter *f;
+};
+
+/**
  * struct nfcf_filter - a named filter
  * @node:	on the namespace's list of all filters, under its lock
- * @live:	on the namespace's RCU list that the packet path walks, once
+ * @hl:		on the RCU lists that the packet path walks, of its IPv4 ([0])
+ *		and IPv6 ([1]) hook entries (as its family has them), once
  *		loaded and until removed (whether enabled or not)
  * @cf:		the cuckoo filter; set at creation, never replaced
  * @conf:	packet-path settings, RCU
@@ -101,7 +113,7 @@ struct nfcf_pkt_stats {
  */
 struct nfcf_filter {
 	struct list_head node;
-	struct list_head live;
+	struct nfcf_hook_link hl[2];
 	struct cuckoo_filter *cf;
 	struct nfcf_conf __rcu *conf;
 	struct nfcf_pcpu_stats __percpu *stats;
@@ -205,7 +217,7 @@ static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
 
 /**
  * nfcf_filter_match - the packet path's question (under rcu_read_lock())
- * @f:		a filter from the namespace's live list
+ * @f:		a filter from a hook entry's list
  * @conf:	rcu_dereference(f->conf), already checked to be enabled
  * @k:		the packet's key, fields filled in; finished here
  *
@@ -228,13 +240,18 @@ static inline bool nfcf_filter_match(const struct nfcf_filter *f,
  * @action:	what was done to it: NF_CUCKOO_ACTION_DROP, NF_CUCKOO_ACTION_MARK or
  *		NF_CUCKOO_ACTION_NONE
  *
- * Any context: output hooks run in process context, so the CPU is pinned
- * while its counters are written.
+ * Any context.  Output and postrouting hooks run in process context with
+ * bottom halves enabled, where a softirq sending a packet (a TCP ACK, a
+ * timer) could interrupt the update of the same CPU's counters: on 32-bit
+ * that breaks the seqcount and loses counts.  So bottom halves are
+ * disabled around it, as nftables' counters do.
  */
 static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 {
-	struct nfcf_pcpu_stats *st = get_cpu_ptr(f->stats);
+	struct nfcf_pcpu_stats *st;
 
+	local_bh_disable();
+	st = this_cpu_ptr(f->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->lookups);
 	if (hit)
@@ -244,7 +261,7 @@ static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 	else if (action == NF_CUCKOO_ACTION_MARK)
 		u64_stats_inc(&st->marked);
 	u64_stats_update_end(&st->syncp);
-	put_cpu_ptr(f->stats);
+	local_bh_enable();
 }
 
 #endif /* _NF_CUCKOO_FILTER_H */

@@ -9,5 +9,7 @@ struct nfcf_net;
 struct nfcf_filter;
 
 int nfcf_hooks_sync(struct nfcf_net *nn, struct nfcf_filter *also);
+int nfcf_hooks_link(struct nfcf_net *nn, struct nfcf_filter *f);
+void nfcf_hooks_unlink(struct nfcf_net *nn, struct nfcf_filter *f);
 
 #endif /* _NF_CUCKOO_HOOK_H */

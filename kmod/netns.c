@@ -42,18 +42,6 @@ static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
 	return NULL;
 }
 
-/* Put @f on the packet path's list, in order of hook then priority. */
-static void nfcf_net_live_add(struct nfcf_net *nn, struct nfcf_filter *f)
-{
-	struct nfcf_filter *pos;
-
-	list_for_each_entry(pos, &nn->live, live)
-		if (pos->hook > f->hook ||
-		    (pos->hook == f->hook && pos->priority > f->priority))
-			break;
-	list_add_tail_rcu(&f->live, &pos->live);
-}
-
 /**
  * nfcf_net_insert - add a new filter to a namespace's table
  * @nn:		the namespace
@@ -61,8 +49,8 @@ static void nfcf_net_live_add(struct nfcf_net *nn, struct nfcf_filter *f)
  *		reference on success, the caller keeps it on failure
  * @extack:	says why it failed
  *
- * A filter that is not loading goes on the packet path's list at once,
- * its netfilter hooks registered first if it is enabled.
+ * A filter that is not loading goes on the packet path at once, its
+ * netfilter hooks registered first if it is enabled (nfcf_hooks_link()).
  * Return: 0, -EEXIST (name taken), -EDQUOT (ceiling), or a hook
  * registration error (-ENOMEM, -E2BIG).
  */
@@ -85,10 +73,9 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		err = -EDQUOT;
 		goto out;
 	}
-	if (!f->loading && nfcf_filter_enabled(f)) {
-		err = nfcf_hooks_sync(nn, f);
+	if (!f->loading) {
+		err = nfcf_hooks_link(nn, f);
 		if (err) {
-			nfcf_hooks_sync(nn, NULL);
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot register the filter's netfilter hook");
 			goto out;
@@ -98,8 +85,6 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 	nn->mem += f->charge;
 	nfcf_gen_bump(&nn->gen);
 	list_add_tail(&f->node, &nn->filters);
-	if (!f->loading)
-		nfcf_net_live_add(nn, f);
 out:
 	mutex_unlock(&nn->lock);
 	return err;
@@ -135,7 +120,7 @@ static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 	lockdep_assert_held(&nn->lock);
 	list_del(&f->node);
 	if (!f->loading)
-		list_del_rcu(&f->live);
+		nfcf_hooks_unlink(nn, f);
 	mutex_lock(&f->lock);
 	f->dead = true;
 	mutex_unlock(&f->lock);
@@ -194,10 +179,9 @@ int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f)
 		err = -EINVAL;
 		goto out;
 	}
-	err = nfcf_hooks_sync(nn, nfcf_filter_enabled(f) ? f : NULL);
+	err = nfcf_hooks_link(nn, f);
 	if (err) {
 		/* A failed restore leaves nothing behind. */
-		nfcf_hooks_sync(nn, NULL);
 		nfcf_net_unlink(nn, f);
 		put = true;
 		goto out;
@@ -205,7 +189,6 @@ int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f)
 	mutex_lock(&f->lock);
 	f->loading = false;
 	mutex_unlock(&f->lock);
-	nfcf_net_live_add(nn, f);
 	nfcf_gen_bump(&nn->gen);
 out:
 	mutex_unlock(&nn->lock);
@@ -244,7 +227,6 @@ static int __net_init nfcf_net_init(struct net *net)
 
 	mutex_init(&nn->lock);
 	INIT_LIST_HEAD(&nn->filters);
-	INIT_LIST_HEAD(&nn->live);
 	INIT_LIST_HEAD(&nn->hooks);
 	nn->net = net;
 	nn->gen = 1;
@@ -276,6 +258,8 @@ static void __net_exit nfcf_net_exit(struct net *net)
 		nfcf_net_unlink(nn, f);
 		list_add(&f->node, &gone);
 	}
+	/* Free the hook entries, unregistered since pre_exit. */
+	nfcf_hooks_sync(nn, NULL);
 	mutex_unlock(&nn->lock);
 
 	list_for_each_entry_safe(f, tmp, &gone, node)

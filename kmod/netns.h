@@ -14,15 +14,13 @@
 
 /**
  * struct nfcf_net - a network namespace's filters
- * @lock:	protects @filters, @live (writers), @mem, @gen, and each
- *		filter's membership, @loading and @dead flags
+ * @lock:	protects @filters, @hooks and their lists (writers), @mem,
+ *		@gen, and each filter's membership, @loading and @dead flags
  * @filters:	every filter, loading ones included, in creation order
- * @live:	RCU list of the filters the packet path may consult (loaded,
- *		not removed; enabled or not, see nfcf_conf::enabled), sorted
- *		by hook then priority.  Walk it under rcu_read_lock() with
- *		list_for_each_entry_rcu(f, &nn->live, live).
- * @hooks:	the netfilter hooks registered for the enabled filters on
- *		@live (struct nfcf_hook_ent, hook.c), under @lock
+ * @hooks:	one entry per (family, hook, priority) of a live filter
+ *		(loaded, not removed; enabled or not): the RCU list of those
+ *		filters that the entry's netfilter hook walks, registered
+ *		while one of them is enabled (struct nfcf_hook_ent, hook.c)
  * @net:	the namespace itself
  * @mem:	bytes charged by the filters in @filters
  * @gen:	bumped on every change of @filters, for dump consistency
@@ -31,7 +29,6 @@
 struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head filters;
-	struct list_head live;
 	struct list_head hooks;
 	struct net *net;
 	u64 mem;

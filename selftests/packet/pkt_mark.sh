@@ -7,11 +7,12 @@
 # are kept; other packets keep the mark they had (none, or one set before).
 # Marking passes the packet on: a socket receives it.  With a drop filter
 # after the mark filter at the same hook, a packet is marked and then
-# dropped, and a filter after the drop filter never sees it.
+# dropped, and a filter after the drop filter never sees it; with the drop
+# filter disabled, the filter after it marks the packet, last.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 9
+plan 10
 
 topo_pair
 RDY=$SCRATCH/recv.ready
@@ -30,6 +31,7 @@ table inet t {
 	counter none4 {}
 	counter none6 {}
 	counter other {}
+	counter m99 {}
 	chain pre {
 		type filter hook prerouting priority -350;
 		udp dport { 5002, 5003 } meta mark set 0xf00
@@ -38,6 +40,7 @@ table inet t {
 		type filter hook input priority 0;
 		ip saddr $A4 udp sport 4001 udp dport 5001 meta mark 0x42 counter name m4
 		ip saddr $A4 udp sport 4001 udp dport 5001 counter name all4
+		ip saddr $A4 udp sport 4001 udp dport 5001 meta mark 0x99 counter name m99
 		ip6 saddr $A6 udp sport 4001 udp dport 5001 meta mark 0x42 counter name m6
 		ip6 saddr $A6 udp sport 4001 udp dport 5001 counter name all6
 		udp sport 4002 udp dport 5002 meta mark 0xf42 counter name masked
@@ -95,4 +98,14 @@ check_all "mark then drop: nothing arrives; mk marked 3 more, dr dropped 3" \
 read -r look match drop mark <<<"$(pstats b mk2)"
 check_all "a filter after the drop filter never sees the dropped packets" \
 	"$look" = 0 "$mark" = 0
+
+# The hook's list still holds dr, disabled: skipped, and mk2 comes last.
+cfq b set dr disable || bail "cannot disable dr"
+pktr a udp --dst $B4 --sport 4001 --dport 5001 -n 3
+counters b
+read -r look match drop mark <<<"$(pstats b mk2)"
+read -r dlook2 dmatch2 ddrop2 dmark2 <<<"$(pstats b dr)"
+check_all "dr disabled: mk then mk2 mark, all 3 arrive with 0x99; dr not looked up" \
+	"${CNT[all4]}" = $((all4 + 3)) "${CNT[m99]}" = 3 "${CNT[m4]}" = "$m4" \
+	"$mark" = 3 "$dlook2" = "$dlook"
 finish

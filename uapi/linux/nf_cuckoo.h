@@ -163,8 +163,12 @@
  *
  * Filters at the same hook and priority are consulted in creation order;
  * the first matching DROP filter drops the packet (later filters do not
- * see it), MARK filters mark it and pass it on.  Netfilter hooks are
- * registered per namespace only while an enabled filter needs them.
+ * see it), MARK filters mark it and pass it on.  At the OUTPUT hook, a
+ * packet whose mark the filters changed is routed again once they are
+ * done (as iptables' mangle table does), so that policy routing on the
+ * mark applies to it; if that fails, the packet is dropped with the
+ * routing error.  Netfilter hooks are registered per namespace only
+ * while an enabled filter needs them.
  * The packet's key: its addresses; its L4 protocol (for IPv6 the one
  * after the extension headers, which are all skipped); its ports for TCP,
  * UDP, UDP-Lite, SCTP and DCCP, and ports 0 for other protocols and for
@@ -288,7 +292,7 @@ enum nf_cuckoo_hook {
  * @NF_CUCKOO_ACTION_NONE: nothing; the packet is only counted
  * @NF_CUCKOO_ACTION_DROP: dropped (NF_DROP)
  * @NF_CUCKOO_ACTION_MARK: skb->mark = (skb->mark & ~MARK_MASK) | (MARK & MARK_MASK),
- *	then the packet goes on
+ *	then the packet goes on (at OUTPUT, routed again if its mark changed)
  */
 enum nf_cuckoo_action {
 	NF_CUCKOO_ACTION_NONE = 0,
