@@ -14,9 +14,11 @@
 
 /**
  * struct nfcf_net - a network namespace's filters
- * @lock:	protects @filters, @live (writers), @mem, @gen, and each
- *		filter's membership, @loading and @dead flags
+ * @lock:	protects @filters, @reserved, @live (writers), @mem, @gen,
+ *		and each filter's membership, @loading and @dead flags
  * @filters:	every filter, loading ones included, in creation order
+ * @reserved:	filters charged and named whose table is being allocated
+ *		(nfcf_net_reserve()): not in @filters yet, invisible to all
  * @live:	RCU list of the filters the packet path may consult (loaded,
  *		not removed; enabled or not, see nfcf_conf::enabled), sorted
  *		by hook then priority.  Walk it under rcu_read_lock() with
@@ -24,13 +26,14 @@
  * @hooks:	the netfilter hooks registered for the enabled filters on
  *		@live (struct nfcf_hook_ent, hook.c), under @lock
  * @net:	the namespace itself
- * @mem:	bytes charged by the filters in @filters
+ * @mem:	bytes charged by the filters in @filters and @reserved
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
  */
 struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head filters;
+	struct list_head reserved;
 	struct list_head live;
 	struct list_head hooks;
 	struct net *net;
@@ -42,6 +45,9 @@ struct nfcf_net {
 struct nfcf_net *nfcf_net(const struct net *net);
 u64 nfcf_net_mem_max(void);
 
+int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
+		     struct netlink_ext_ack *extack);
+void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		    struct netlink_ext_ack *extack);
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
