@@ -231,18 +231,26 @@ static int nfcf_batch_fail(struct nfcf_filter *f, const struct nf_cuckoo_flow_ke
 	return err;
 }
 
-/* One entry of a batch: 1 if skipped, 0 if applied, or the error. */
+/*
+ * One entry of a batch: 1 if skipped, 0 if applied, or the error.  Under
+ * the writer's lock nothing moves, so a key that cf_delete() does not find
+ * is absent, and cf_add_unique() asks and adds with one hash.
+ */
 static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
 			  u32 flags, bool del)
 {
+	int err;
+
 	if (del) {
-		if ((flags & NF_CUCKOO_BATCH_F_MISSING_OK) && !nfcf_key_in(f, k))
+		err = cf_delete(f->cf, k, sizeof(*k));
+		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
-		return cf_delete(f->cf, k, sizeof(*k));
+		return err;
 	}
-	if ((flags & NF_CUCKOO_BATCH_F_UNIQUE) && nfcf_key_in(f, k))
-		return 1;
-	return cf_add(f->cf, k, sizeof(*k));
+	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
+		return cf_add(f->cf, k, sizeof(*k));
+	err = cf_add_unique(f->cf, k, sizeof(*k));
+	return err == -EEXIST ? 1 : err;
 }
 
 /**
