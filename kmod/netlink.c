@@ -1101,10 +1101,17 @@ static int nfcf_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = nfcf_filter_load_finish(f, info->snd_portid, &abort);
-	if (!err)
-		err = nfcf_net_publish(nn, f);
-	if (err)
+	if (err) {
 		nfcf_load_errmsg(err, abort, info);
+	} else {
+		err = nfcf_net_publish(nn, f);
+		/* Not the table's fault: publishing removed the filter. */
+		if (err && err != -ENOENT && err != -EINVAL)
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "cannot register the filter's netfilter hook: load aborted, filter removed");
+		else if (err)
+			nfcf_load_errmsg(err, false, info);
+	}
 	if (abort)
 		nfcf_net_remove(nn, f);
 	nfcf_filter_put(f);
