@@ -416,6 +416,8 @@ static int nfcf_new_filter(struct nfcf_net *nn, struct nfcf_filter *f,
 	int err;
 
 	err = nfcf_net_reserve(nn, f, info->extack);
+	if (err == -EEXIST)
+		NL_SET_BAD_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME]);
 	if (err)
 		goto put;
 	err = img ? nfcf_filter_create_loading(f, img, info->snd_portid) :
