@@ -9,22 +9,32 @@
 #define CF_VICTIM_FP(v)		((u32)((v) >> 32))
 #define CF_VICTIM_BUCKET(v)	((u32)(v))
 
+#ifndef __KERNEL__
+unsigned long cf_resched_calls;
+#endif
+
+/*
+ * Iterations (table words or buckets) of a whole-table loop between two
+ * cf_resched(): about 100 us of work, however large the table.
+ */
+#define CF_RESCHED_EVERY	16384
+
 #define CF_BFS_ROOT		0xffffU
 /* The longest displacement chain a breadth-first search can return. */
 #define CF_PATH_MAX		64
 /*
- * Keys cf_contains_batch() hashes before it reads their buckets, and whose
- * bucket words it reads before it compares any: see cf_batch_group().
+ * Keys cf_contains_batch() (userspace only) hashes before it reads their
+ * buckets, and whose bucket words it reads before it compares any: see
+ * cf_batch_group().
  *
- * Where the compiler may use SIMD registers (userspace, not the kernel), a
- * group is hashed with the keys in the inner loops, cf_jhash_pair_many(),
- * which it spreads over SIMD lanes; without SIMD those loops only add
- * loads and stores, and keys are hashed one by one.  Once hashing is
- * cheap, the wait for a group's last reads weighs more, and larger groups
- * pay; each key costs the group 29 bytes of stack, which userspace can
- * spare and the kernel need not.
+ * Where the compiler may use SIMD registers, a group is hashed with the
+ * keys in the inner loops, cf_jhash_pair_many(), which it spreads over
+ * SIMD lanes; without SIMD those loops only add loads and stores, and keys
+ * are hashed one by one.  Once hashing is cheap, the wait for a group's
+ * last reads weighs more, and larger groups pay; each key costs the group
+ * 29 bytes of stack.
  */
-#if !defined(__KERNEL__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#if defined(__SSE2__) || defined(__ARM_NEON)
 #define CF_BATCH_SIMD		1
 #define CF_BATCH_GROUP		64
 #else
@@ -425,6 +435,12 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 }
 
 /*
+ * Batched lookups serve userspace (benchmarks, tests); the module asks one
+ * key per packet and has no use for them, so it is built without.
+ */
+#ifndef __KERNEL__
+
+/*
  * One group of cf_batch(), m <= CF_BATCH_GROUP keys: hash every key, then
  * read every bucket, then compare.  A lookup is a few dozen instructions
  * around two cache misses; done one after another, the CPU's reorder
@@ -600,6 +616,8 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 	}
 	return found;
 }
+
+#endif /* !__KERNEL__ */
 
 /* ---- The writer's side: slot by slot, serialised by the caller. ---- */
 
@@ -942,8 +960,11 @@ void cf_clear(struct cuckoo_filter *cf)
 {
 	u64 w;
 
-	for (w = 0; w < cf->table_words; w++)
+	for (w = 0; w < cf->table_words; w++) {
 		CF_WRITE(cf->table[w], 0);
+		if (!((w + 1) % CF_RESCHED_EVERY))
+			cf_resched();
+	}
 	CF_WRITE(cf->victim, 0);
 	CF_WRITE(cf->count, 0);
 }
@@ -1135,20 +1156,29 @@ static bool cf_image_ok(const struct cf_image *img)
 	return vfp && !(vfp & ~(u64)fp_mask) && vb < img->nbuckets;
 }
 
-int cf_create_from_image(struct cuckoo_filter **out,
-			 const struct cf_image *img)
+int cf_image_params(const struct cf_image *img, struct cf_params *p)
 {
-	struct cf_params p = {
+	if (!cf_image_ok(img))
+		return -EINVAL;
+	*p = (struct cf_params){
 		.capacity = img->capacity,
 		.seed = img->seed,
 		.max_kicks = img->max_kicks,
 		.fp_bits = img->fp_bits,
 		.bucket_size = img->bucket_size,
 	};
+	return 0;
+}
+
+int cf_create_from_image(struct cuckoo_filter **out,
+			 const struct cf_image *img)
+{
+	struct cf_params p;
 	int err;
 
-	if (!cf_image_ok(img))
-		return -EINVAL;
+	err = cf_image_params(img, &p);
+	if (err)
+		return err;
 	err = cf_create(out, &p);
 	if (err)
 		return err;
@@ -1186,9 +1216,12 @@ int cf_import_finish(struct cuckoo_filter *cf)
 	u32 i;
 	unsigned int s;
 
-	for (i = 0; i < cf->nbuckets; i++)
+	for (i = 0; i < cf->nbuckets; i++) {
 		for (s = 0; s < cf->bucket_size; s++)
 			count += cf_slot_get(cf, i, s) != 0;
+		if (!((i + 1) % CF_RESCHED_EVERY))
+			cf_resched();
+	}
 	CF_WRITE(cf->count, count + (cf->victim != 0));
 	return 0;
 }

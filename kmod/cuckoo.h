@@ -51,6 +51,11 @@
  * apart: deleting a key that was never added may remove another key's
  * fingerprint, and that key then tests negative.  Delete only what was added.
  *
+ * Long loops.  cf_clear() and cf_import_finish() walk the whole table and
+ * call cf_resched() every CF_RESCHED_EVERY words or buckets: in the kernel
+ * they may sleep, so call them in process context, not under a spinlock.
+ * Every other function does a bounded amount of work.
+ *
  * Concurrency.  One writer at a time: the caller serialises cf_add(),
  * cf_add_unique(), cf_delete(), cf_clear() and the import functions with
  * its own lock.  Any number of readers (cf_contains(), cf_contains_batch(),
@@ -158,8 +163,11 @@ int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len);
 void cf_clear(struct cuckoo_filter *cf);
 
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len);
+#ifndef __KERNEL__
+/* Userspace only: the module has no batched lookups. */
 u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 		      u32 key_len, u32 n, u8 *hits);
+#endif
 
 u64 cf_count(const struct cuckoo_filter *cf);
 u32 cf_load_ppm(const struct cuckoo_filter *cf);
@@ -175,7 +183,9 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  * header too.  Images do not travel between hosts of different byte order
  * (neither does jhash: it reads the key in host order); the magic number
  * tells.  cf_create_from_image() checks a header and creates an
- * empty filter of that exact geometry and seed; the table is then copied in
+ * empty filter of that exact geometry and seed (cf_image_params() checks a
+ * header and tells the parameters, so that cf_params_bytes() can say what
+ * it will cost first); the table is then copied in
  * (and out) in chunks whose offset and length are multiples of 8 bytes, so
  * that a netlink message can carry one chunk at a time.  cf_import_finish()
  * recounts the items from what was loaded and takes the victim in; until
@@ -206,6 +216,7 @@ struct cf_image {
 void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img);
 int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
 		    u64 len);
+int cf_image_params(const struct cf_image *img, struct cf_params *p);
 int cf_create_from_image(struct cuckoo_filter **out,
 			 const struct cf_image *img);
 int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,

@@ -38,6 +38,7 @@
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/bottom_half.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
@@ -84,6 +85,14 @@
 #ifdef CONFIG_PREEMPT_RT
 #error "nf_cuckoo does not support PREEMPT_RT kernels: its lockless readers could spin on a preempted writer"
 #endif
+
+/*
+ * Loops over a whole table (cf_clear(), cf_import_finish()) yield between
+ * chunks: a table of gigabytes takes seconds to walk, and a kernel
+ * without full preemption would not run anything else on that CPU
+ * meanwhile.  They are called in process context, under a mutex only.
+ */
+#define cf_resched()		cond_resched()
 
 /*
  * Tables are charged to the caller's memory cgroup and may be large: a
@@ -150,6 +159,17 @@ typedef uint64_t u64;
 #define cf_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define cf_write_lock_bh()	do { } while (0)
 #define cf_write_unlock_bh()	do { } while (0)
+
+/*
+ * Nothing to yield to in userspace: count the calls instead (cuckoo.c
+ * holds the counter), so that tests can check that the kernel's
+ * whole-table loops yield as they go.
+ */
+extern unsigned long cf_resched_calls;
+static inline void cf_resched(void)
+{
+	__atomic_fetch_add(&cf_resched_calls, 1, __ATOMIC_RELAXED);
+}
 
 static inline void cf_cpu_relax(void)
 {

@@ -84,71 +84,84 @@ void nfcf_filter_put(struct nfcf_filter *f)
 		call_rcu(&f->rcu, nfcf_filter_free_rcu);
 }
 
-/* What the namespace's ceiling counts for @f, once its table exists. */
-static void nfcf_filter_set_charge(struct nfcf_filter *f)
+/* What the ceilings count for a filter whose core takes @core_bytes. */
+static u64 nfcf_filter_charge(u64 core_bytes)
 {
-	f->charge = cf_bytes(f->cf) + sizeof(*f) + sizeof(struct nfcf_conf) +
-		    (u64)num_possible_cpus() * sizeof(struct nfcf_pcpu_stats);
+	return core_bytes + sizeof(struct nfcf_filter) +
+	       sizeof(struct nfcf_conf) +
+	       (u64)num_possible_cpus() * sizeof(struct nfcf_pcpu_stats);
 }
 
 /**
- * nfcf_filter_create - a new, empty filter with one reference
- * @out:	the filter
+ * nfcf_filter_prepare - a filter without its table yet, with one reference
  * @cfg:	name, key spec, packet-path settings
- * @p:		resolved geometry (cf_params_resolve())
+ * @core_bytes:	cf_params_bytes() of the table it will get
  *
- * Return: 0, or a cf_create() error (-ENOMEM, -EINVAL).
+ * Only small allocations: the caller reserves f->charge against the
+ * memory ceilings (nfcf_net_reserve()) before it asks for the table with
+ * nfcf_filter_create() or nfcf_filter_create_loading().
+ * Return: the filter, or NULL (out of memory).
  */
-int nfcf_filter_create(struct nfcf_filter **out, const struct nfcf_filter_cfg *cfg,
-		       const struct cf_params *p)
+struct nfcf_filter *nfcf_filter_prepare(const struct nfcf_filter_cfg *cfg,
+					u64 core_bytes)
 {
-	struct nfcf_filter *f;
-	int err;
+	struct nfcf_filter *f = nfcf_filter_alloc(cfg);
 
-	f = nfcf_filter_alloc(cfg);
-	if (!f)
-		return -ENOMEM;
-	err = cf_create(&f->cf, p);
-	if (err) {
-		nfcf_filter_free(f);
-		return err;
+	if (f)
+		f->charge = nfcf_filter_charge(core_bytes);
+	return f;
+}
+
+/* The table came out as large as was charged for it. */
+static int nfcf_filter_check_charge(struct nfcf_filter *f)
+{
+	if (WARN_ON_ONCE(nfcf_filter_charge(cf_bytes(f->cf)) > f->charge)) {
+		cf_free(f->cf);
+		f->cf = NULL;
+		return -EINVAL;
 	}
-	nfcf_filter_set_charge(f);
-	*out = f;
 	return 0;
 }
 
 /**
- * nfcf_filter_create_loading - an empty filter of a saved image's geometry
- * @out:	the filter, in the loading state, with one reference
- * @cfg:	name, key spec, packet-path settings
+ * nfcf_filter_create - give a prepared filter its empty table
+ * @f:		from nfcf_filter_prepare(), charged
+ * @p:		resolved geometry (cf_params_resolve())
+ *
+ * Return: 0, or a cf_create() error (-ENOMEM, -EINVAL).
+ */
+int nfcf_filter_create(struct nfcf_filter *f, const struct cf_params *p)
+{
+	int err = cf_create(&f->cf, p);
+
+	return err ? err : nfcf_filter_check_charge(f);
+}
+
+/**
+ * nfcf_filter_create_loading - give a prepared filter the empty table of a
+ * saved image's geometry, and put it in the loading state
+ * @f:		from nfcf_filter_prepare(), charged
  * @img:	the image header
  * @portid:	the netlink port that alone may send its chunks
  *
- * Return: 0, or a cf_create_from_image() error (-EINVAL: bad header).
+ * Return: 0, or a cf_create_from_image() error (-ENOMEM; -EINVAL: bad
+ * header).
  */
-int nfcf_filter_create_loading(struct nfcf_filter **out,
-			       const struct nfcf_filter_cfg *cfg,
+int nfcf_filter_create_loading(struct nfcf_filter *f,
 			       const struct cf_image *img, u32 portid)
 {
-	struct nfcf_filter *f;
 	struct cf_stats st;
 	int err;
 
-	f = nfcf_filter_alloc(cfg);
-	if (!f)
-		return -ENOMEM;
 	err = cf_create_from_image(&f->cf, img);
-	if (err) {
-		nfcf_filter_free(f);
+	if (!err)
+		err = nfcf_filter_check_charge(f);
+	if (err)
 		return err;
-	}
 	cf_get_stats(f->cf, &st);
 	f->loading = true;
 	f->load_total = st.table_bytes;
 	f->load_portid = portid;
-	nfcf_filter_set_charge(f);
-	*out = f;
 	return 0;
 }
 
@@ -222,18 +235,26 @@ static int nfcf_batch_fail(struct nfcf_filter *f, const struct nf_cuckoo_flow_ke
 	return err;
 }
 
-/* One entry of a batch: 1 if skipped, 0 if applied, or the error. */
+/*
+ * One entry of a batch: 1 if skipped, 0 if applied, or the error.  Under
+ * the writer's lock nothing moves, so a key that cf_delete() does not find
+ * is absent, and cf_add_unique() asks and adds with one hash.
+ */
 static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
 			  u32 flags, bool del)
 {
+	int err;
+
 	if (del) {
-		if ((flags & NF_CUCKOO_BATCH_F_MISSING_OK) && !nfcf_key_in(f, k))
+		err = cf_delete(f->cf, k, sizeof(*k));
+		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
-		return cf_delete(f->cf, k, sizeof(*k));
+		return err;
 	}
-	if ((flags & NF_CUCKOO_BATCH_F_UNIQUE) && nfcf_key_in(f, k))
-		return 1;
-	return cf_add(f->cf, k, sizeof(*k));
+	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
+		return cf_add(f->cf, k, sizeof(*k));
+	err = cf_add_unique(f->cf, k, sizeof(*k));
+	return err == -EEXIST ? 1 : err;
 }
 
 /**

@@ -85,7 +85,8 @@ struct nfcf_hook_link {
 
 /**
  * struct nfcf_filter - a named filter
- * @node:	on the namespace's list of all filters, under its lock
+ * @node:	on the namespace's list of all filters (or, while its table
+ *		is being allocated, of reserved ones), under its lock
  * @hl:		on the RCU lists that the packet path walks, of its IPv4 ([0])
  *		and IPv6 ([1]) hook entries (as its family has them), once
  *		loaded and until removed (whether enabled or not)
@@ -97,7 +98,9 @@ struct nfcf_hook_link {
  * @rcu:	for that free
  * @gen:	bumped (under @lock) whenever the table changes: a save dump
  *		that sees it change marks its messages NLM_F_DUMP_INTR
- * @charge:	bytes charged to the namespace's ceiling while in its table
+ * @charge:	bytes charged to the namespace's and the module's ceilings
+ *		from nfcf_net_reserve() until it leaves the namespace's table;
+ *		fixed by nfcf_filter_prepare(), before the table exists
  * @nn:		the namespace whose table took it (set once, by
  *		nfcf_net_insert()); NF_CUCKOO_CMD_SET of ENABLED syncs its hooks
  * @load_off:	while loading: bytes of table received so far
@@ -169,10 +172,10 @@ static inline void nfcf_gen_bump(unsigned int *gen)
 		*gen = 1;
 }
 
-int nfcf_filter_create(struct nfcf_filter **out, const struct nfcf_filter_cfg *cfg,
-		       const struct cf_params *p);
-int nfcf_filter_create_loading(struct nfcf_filter **out,
-			       const struct nfcf_filter_cfg *cfg,
+struct nfcf_filter *nfcf_filter_prepare(const struct nfcf_filter_cfg *cfg,
+					u64 core_bytes);
+int nfcf_filter_create(struct nfcf_filter *f, const struct cf_params *p);
+int nfcf_filter_create_loading(struct nfcf_filter *f,
 			       const struct cf_image *img, u32 portid);
 
 static inline void nfcf_filter_get(struct nfcf_filter *f)

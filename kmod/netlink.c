@@ -404,6 +404,42 @@ static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
 
 /* Commands */
 
+/*
+ * Charge a prepared filter (nfcf_net_reserve()), then make its table: of
+ * geometry @p, or of image @img (a restore) if not NULL; then insert it.
+ * Consumes the caller's reference.
+ */
+static int nfcf_new_filter(struct nfcf_net *nn, struct nfcf_filter *f,
+			   const struct cf_params *p, const struct cf_image *img,
+			   struct genl_info *info)
+{
+	int err;
+
+	err = nfcf_net_reserve(nn, f, info->extack);
+	if (err == -EEXIST)
+		NL_SET_BAD_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME]);
+	if (err)
+		goto put;
+	err = img ? nfcf_filter_create_loading(f, img, info->snd_portid) :
+		    nfcf_filter_create(f, p);
+	if (err) {
+		if (err == -ENOMEM)
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "cannot allocate the filter's memory");
+		else
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "cannot create the filter's table");
+		nfcf_net_unreserve(nn, f);
+		goto put;
+	}
+	err = nfcf_net_insert(nn, f, info->extack);
+	if (!err)
+		return 0;
+put:
+	nfcf_filter_put(f);
+	return err;
+}
+
 static int nfcf_cmd_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
@@ -415,26 +451,15 @@ static int nfcf_cmd_new(struct sk_buff *skb, struct genl_info *info)
 	err = nfcf_parse_cfg(info, &cfg);
 	if (err)
 		return err;
-	f = nfcf_net_lookup(nn, cfg.name, true);
-	if (!IS_ERR(f)) {
-		nfcf_filter_put(f);
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME],
-				    "a filter of that name exists in this network namespace");
-		return -EEXIST;
-	}
 	err = nfcf_parse_params(info, &p);
 	if (err)
 		return err;
-	err = nfcf_filter_create(&f, &cfg, &p);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "cannot allocate the filter's memory");
-		return err;
+	f = nfcf_filter_prepare(&cfg, cf_params_bytes(&p));
+	if (!f) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		return -ENOMEM;
 	}
-	err = nfcf_net_insert(nn, f, info->extack);
-	if (err)
-		nfcf_filter_put(f);
-	return err;
+	return nfcf_new_filter(nn, f, &p, NULL, info);
 }
 
 static int nfcf_cmd_del(struct sk_buff *skb, struct genl_info *info)
@@ -961,7 +986,9 @@ static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *ha = info->attrs[NF_CUCKOO_A_IMAGE_HEADER];
 	struct nfcf_filter_cfg cfg = {};
 	struct nfcf_filter *f;
+	struct cf_params p;
 	struct cf_image img;
+	u64 bytes;
 	int err;
 
 	err = nfcf_parse_cfg(info, &cfg);
@@ -983,25 +1010,23 @@ static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 				    "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
 		return -EINVAL;
 	}
-	if (img.table_bytes > nfcf_net_mem_max()) {
+	if (cf_image_params(&img, &p)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "image header rejected: wrong magic, version, byte order or geometry");
+		return -EINVAL;
+	}
+	bytes = cf_params_bytes(&p);
+	if (bytes > nfcf_net_mem_max()) {
 		NL_SET_ERR_MSG_ATTR(info->extack, ha,
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 		return -EDQUOT;
 	}
-	err = nfcf_filter_create_loading(&f, &cfg, &img, info->snd_portid);
-	if (err == -ENOMEM) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "cannot allocate the filter's memory");
-		return err;
-	} else if (err) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
-				    "image header rejected: wrong magic, version, byte order or geometry");
-		return err;
+	f = nfcf_filter_prepare(&cfg, bytes);
+	if (!f) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		return -ENOMEM;
 	}
-	err = nfcf_net_insert(nn, f, info->extack);
-	if (err)
-		nfcf_filter_put(f);
-	return err;
+	return nfcf_new_filter(nn, f, &p, &img, info);
 }
 
 static void nfcf_load_errmsg(int err, bool abort, struct genl_info *info)
@@ -1078,10 +1103,17 @@ static int nfcf_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = nfcf_filter_load_finish(f, info->snd_portid, &abort);
-	if (!err)
-		err = nfcf_net_publish(nn, f);
-	if (err)
+	if (err) {
 		nfcf_load_errmsg(err, abort, info);
+	} else {
+		err = nfcf_net_publish(nn, f);
+		/* Not the table's fault: publishing removed the filter. */
+		if (err && err != -ENOENT && err != -EINVAL)
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "cannot register the filter's netfilter hook: load aborted, filter removed");
+		else if (err)
+			nfcf_load_errmsg(err, false, info);
+	}
 	if (abort)
 		nfcf_net_remove(nn, f);
 	nfcf_filter_put(f);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per network namespace table of named filters, with a memory ceiling.
+ * Per network namespace table of named filters, with a memory ceiling per
+ * namespace and one for all of them.
  * A namespace going away frees its filters; so does unloading the module.
  */
 #include <linux/module.h>
@@ -15,6 +16,38 @@ static unsigned int netns_mem_max_mb = 256;
 module_param(netns_mem_max_mb, uint, 0644);
 MODULE_PARM_DESC(netns_mem_max_mb,
 		 "Memory all filters of one network namespace may use, in MiB (0: no limit; default 256)");
+
+/*
+ * Every namespace's ceiling holds for its own filters; a user may make as
+ * many network namespaces as its user namespaces allow, so the module
+ * bounds the sum too.
+ */
+static unsigned int mem_max_mb = 1024;
+module_param(mem_max_mb, uint, 0644);
+MODULE_PARM_DESC(mem_max_mb,
+		 "Memory the filters of all network namespaces together may use, in MiB (0: no limit; default 1024)");
+
+/* Bytes charged by the filters of every namespace, reservations included. */
+static u64 nfcf_mem_used;
+static DEFINE_SPINLOCK(nfcf_mem_lock);
+
+static int nfcf_mem_used_get(char *buf, const struct kernel_param *kp)
+{
+	u64 used;
+
+	spin_lock(&nfcf_mem_lock);
+	used = nfcf_mem_used;
+	spin_unlock(&nfcf_mem_lock);
+	return sysfs_emit(buf, "%llu\n", used);
+}
+
+static const struct kernel_param_ops nfcf_mem_used_ops = {
+	.get = nfcf_mem_used_get,
+};
+
+module_param_cb(mem_used_bytes, &nfcf_mem_used_ops, NULL, 0444);
+MODULE_PARM_DESC(mem_used_bytes,
+		 "Memory charged by the filters of all network namespaces, in bytes (read-only)");
 
 static unsigned int nfcf_net_id __read_mostly;
 
@@ -31,28 +64,130 @@ u64 nfcf_net_mem_max(void)
 	return mb ? (u64)mb << 20 : U64_MAX;
 }
 
-static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
+/* The module-wide ceiling in bytes, U64_MAX if none. */
+static u64 nfcf_mem_max(void)
+{
+	unsigned int mb = READ_ONCE(mem_max_mb);
+
+	return mb ? (u64)mb << 20 : U64_MAX;
+}
+
+/* Charge @bytes to the module-wide ceiling; false if over it. */
+static bool nfcf_mem_charge(u64 bytes)
+{
+	u64 max = nfcf_mem_max();
+	bool ok;
+
+	spin_lock(&nfcf_mem_lock);
+	ok = nfcf_mem_used <= max && bytes <= max - nfcf_mem_used;
+	if (ok)
+		nfcf_mem_used += bytes;
+	spin_unlock(&nfcf_mem_lock);
+	return ok;
+}
+
+static void nfcf_mem_uncharge(u64 bytes)
+{
+	spin_lock(&nfcf_mem_lock);
+	if (WARN_ON_ONCE(bytes > nfcf_mem_used))
+		bytes = nfcf_mem_used;
+	nfcf_mem_used -= bytes;
+	spin_unlock(&nfcf_mem_lock);
+}
+
+static struct nfcf_filter *nfcf_net_find_in(struct list_head *list,
+					    const char *name)
 {
 	struct nfcf_filter *f;
 
-	lockdep_assert_held(&nn->lock);
-	list_for_each_entry(f, &nn->filters, node)
+	list_for_each_entry(f, list, node)
 		if (!strcmp(f->name, name))
 			return f;
 	return NULL;
 }
 
+static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
+{
+	lockdep_assert_held(&nn->lock);
+	return nfcf_net_find_in(&nn->filters, name);
+}
+
+/* Under @nn's lock: give back what nfcf_net_reserve() charged for @f. */
+static void nfcf_net_uncharge(struct nfcf_net *nn, struct nfcf_filter *f)
+{
+	lockdep_assert_held(&nn->lock);
+	nn->mem -= f->charge;
+	nfcf_mem_uncharge(f->charge);
+}
+
 /**
- * nfcf_net_insert - add a new filter to a namespace's table
+ * nfcf_net_reserve - take a name and charge a filter before its table exists
  * @nn:		the namespace
- * @f:		a filter nobody else knows yet; the table takes over its
- *		reference on success, the caller keeps it on failure
+ * @f:		from nfcf_filter_prepare(): f->charge says what it will cost
+ * @extack:	says why it failed
+ *
+ * The charge is taken against the namespace's ceiling and the module's
+ * under the namespace's lock, before the table is allocated: parallel
+ * requests never hold more than the ceilings between them, and a refused
+ * one allocates nothing.  The name is taken too, so a second request for
+ * it is refused before it allocates.  On success, follow with
+ * nfcf_net_insert(), or with nfcf_net_unreserve() if the table cannot be
+ * made.
+ * Return: 0, -EEXIST (name taken) or -EDQUOT (a ceiling).
+ */
+int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
+		     struct netlink_ext_ack *extack)
+{
+	u64 max = nfcf_net_mem_max();
+	int err = 0;
+
+	mutex_lock(&nn->lock);
+	if (nfcf_net_find(nn, f->name) ||
+	    nfcf_net_find_in(&nn->reserved, f->name)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a filter of that name exists in this network namespace");
+		err = -EEXIST;
+	} else if (nn->mem > max || f->charge > max - nn->mem) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
+		err = -EDQUOT;
+	} else if (!nfcf_mem_charge(f->charge)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the filters of all network namespaces would exceed the module's memory ceiling (mem_max_mb)");
+		err = -EDQUOT;
+	} else {
+		nn->mem += f->charge;
+		list_add_tail(&f->node, &nn->reserved);
+	}
+	mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
+ * nfcf_net_unreserve - a reserved filter will not be inserted after all
+ * @nn:	the namespace
+ * @f:	the filter; the caller still holds its reference
+ */
+void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f)
+{
+	mutex_lock(&nn->lock);
+	list_del_init(&f->node);
+	nfcf_net_uncharge(nn, f);
+	mutex_unlock(&nn->lock);
+}
+
+/**
+ * nfcf_net_insert - add a reserved filter, its table made, to the table
+ * @nn:		the namespace
+ * @f:		a filter nobody else knows yet, reserved by
+ *		nfcf_net_reserve(); the table takes over its reference on
+ *		success, the caller keeps it on failure (its reservation is
+ *		released then)
  * @extack:	says why it failed
  *
  * A filter that is not loading goes on the packet path at once, its
  * netfilter hooks registered first if it is enabled (nfcf_hooks_link()).
- * Return: 0, -EEXIST (name taken), -EDQUOT (ceiling), or a hook
- * registration error (-ENOMEM, -E2BIG).
+ * Return: 0, or a hook registration error (-ENOMEM, -E2BIG).
  */
 int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		    struct netlink_ext_ack *extack)
@@ -60,29 +195,17 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 	int err = 0;
 
 	mutex_lock(&nn->lock);
-	if (nfcf_net_find(nn, f->name)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "a filter of that name exists in this network namespace");
-		err = -EEXIST;
-		goto out;
-	}
-	if (nn->mem > nfcf_net_mem_max() ||
-	    f->charge > nfcf_net_mem_max() - nn->mem) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
-		err = -EDQUOT;
-		goto out;
-	}
+	list_del_init(&f->node);
 	if (!f->loading) {
 		err = nfcf_hooks_link(nn, f);
 		if (err) {
+			nfcf_net_uncharge(nn, f);
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot register the filter's netfilter hook");
 			goto out;
 		}
 	}
 	f->nn = nn;
-	nn->mem += f->charge;
 	nfcf_gen_bump(&nn->gen);
 	list_add_tail(&f->node, &nn->filters);
 out:
@@ -124,7 +247,7 @@ static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 	mutex_lock(&f->lock);
 	f->dead = true;
 	mutex_unlock(&f->lock);
-	nn->mem -= f->charge;
+	nfcf_net_uncharge(nn, f);
 	nfcf_gen_bump(&nn->gen);
 }
 
@@ -227,6 +350,7 @@ static int __net_init nfcf_net_init(struct net *net)
 
 	mutex_init(&nn->lock);
 	INIT_LIST_HEAD(&nn->filters);
+	INIT_LIST_HEAD(&nn->reserved);
 	INIT_LIST_HEAD(&nn->hooks);
 	nn->net = net;
 	nn->gen = 1;
@@ -265,6 +389,7 @@ static void __net_exit nfcf_net_exit(struct net *net)
 	list_for_each_entry_safe(f, tmp, &gone, node)
 		nfcf_filter_put(f);
 	WARN_ON_ONCE(nn->mem);
+	WARN_ON_ONCE(!list_empty(&nn->reserved));
 	WARN_ON_ONCE(!list_empty(&nn->hooks));
 	mutex_destroy(&nn->lock);
 }
@@ -290,4 +415,5 @@ void nfcf_netns_exit(void)
 {
 	unregister_pernet_subsys(&nfcf_net_ops);
 	rcu_barrier();
+	WARN_ON_ONCE(nfcf_mem_used);
 }

@@ -14,21 +14,24 @@
 
 /**
  * struct nfcf_net - a network namespace's filters
- * @lock:	protects @filters, @hooks and their lists (writers), @mem,
+ * @lock:	protects @filters, @reserved, @hooks and their lists (writers),
  *		@gen, and each filter's membership, @loading and @dead flags
  * @filters:	every filter, loading ones included, in creation order
+ * @reserved:	filters charged and named whose table is being allocated
+ *		(nfcf_net_reserve()): not in @filters yet, invisible to all
  * @hooks:	one entry per (family, hook, priority) of a live filter
  *		(loaded, not removed; enabled or not): the RCU list of those
  *		filters that the entry's netfilter hook walks, registered
  *		while one of them is enabled (struct nfcf_hook_ent, hook.c)
  * @net:	the namespace itself
- * @mem:	bytes charged by the filters in @filters
+ * @mem:	bytes charged by the filters in @filters and @reserved
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
  */
 struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head filters;
+	struct list_head reserved;
 	struct list_head hooks;
 	struct net *net;
 	u64 mem;
@@ -39,6 +42,9 @@ struct nfcf_net {
 struct nfcf_net *nfcf_net(const struct net *net);
 u64 nfcf_net_mem_max(void);
 
+int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
+		     struct netlink_ext_ack *extack);
+void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		    struct netlink_ext_ack *extack);
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,

@@ -11,18 +11,22 @@
 #    EDQUOT and a message, the filters already there keep working (entries
 #    found, adds work, packets dropped), and destroying one makes room.
 #  - Out of memory: filters larger than the memory available or than the
-#    whole VM (ceiling off) are refused with ENOMEM at once (no page
+#    whole VM (ceilings off) are refused with ENOMEM at once (no page
 #    reclaimed to try), the OOM killer kills nothing, and userspace can
 #    still allocate afterwards.
 
 . "$(dirname "$0")/packet/pktlib.sh"
 require_env
 PARAM=/sys/module/nf_cuckoo/parameters/netns_mem_max_mb
-[ -w "$PARAM" ] || skip_all "$PARAM is not writable"
+# The ceiling of all namespaces together, off too for the out-of-memory part.
+ALLPARAM=/sys/module/nf_cuckoo/parameters/mem_max_mb
+[ -w "$PARAM" ] && [ -w "$ALLPARAM" ] ||
+	skip_all "$PARAM or $ALLPARAM is not writable"
 plan 14
 
 OLDMAX=$(cat "$PARAM")
-trap 'echo "$OLDMAX" >"$PARAM"; cleanup' EXIT
+OLDALL=$(cat "$ALLPARAM")
+trap 'echo "$OLDMAX" >"$PARAM"; echo "$OLDALL" >"$ALLPARAM"; cleanup' EXIT
 kmsg_mark
 topo_pair
 nft_listed_other b
@@ -119,6 +123,7 @@ cfq b destroy c1 c3
 
 # Out of memory: no ceiling.  The table takes 12.57 bits an item.
 echo 0 >"$PARAM"
+echo 0 >"$ALLPARAM"
 # In bash: mawk prints numbers past 2^31 as 2.6e+09 and its %d stops there.
 read -r total avail <<<"$(awk '/^MemTotal/ { t = $2 } /^MemAvailable/ { a = $2 }
 	END { print t, a }' /proc/meminfo)"

@@ -1414,6 +1414,39 @@ out:
 	cf_free(cf);
 }
 
+/*
+ * The loops over a whole table yield (cf_resched(), counted here) at
+ * least once per MiB of table: in the kernel a flush or the end of a
+ * restore of a table of gigabytes must not hold its CPU for seconds.
+ */
+static void t_resched(void)
+{
+	struct cuckoo_filter *cf = mkfilter(16000000, 12, 4, 1600);
+	unsigned long before, want;
+	struct cf_stats st;
+
+	REQUIRE(cf, "no filter");
+	st = stats(cf);
+	want = st.table_bytes >> 20;
+	REQUIRE(want >= 16, "table of %llu bytes is too small to tell",
+		(unsigned long long)st.table_bytes);
+	before = cf_resched_calls;
+	cf_clear(cf);
+	CHECK(cf_resched_calls - before >= want,
+	      "cf_clear() of %llu bytes yielded %lu times, want >= %lu",
+	      (unsigned long long)st.table_bytes, cf_resched_calls - before,
+	      want);
+	before = cf_resched_calls;
+	CHECK(!cf_import_finish(cf), "cf_import_finish() refused");
+	CHECK(cf_resched_calls - before >= want,
+	      "cf_import_finish() of %llu bytes yielded %lu times, want >= %lu",
+	      (unsigned long long)st.table_bytes, cf_resched_calls - before,
+	      want);
+	check_counters(cf, 0);
+out:
+	cf_free(cf);
+}
+
 /* ---- batch lookups ---- */
 
 static void batch_check(const struct cuckoo_filter *cf, const u8 *keys,
@@ -1855,6 +1888,7 @@ static const struct tap_case cases[] = {
 	{ "image: hand-built table in the documented layout",
 	  t_image_hand_built },
 	{ "clear", t_clear },
+	{ "whole-table loops yield", t_resched },
 	{ "contains_batch agrees with contains", t_batch },
 	{ "contains_batch: every bucket read, victim taken",
 	  t_batch_geometries },

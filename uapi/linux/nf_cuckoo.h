@@ -28,10 +28,17 @@
  *	R NAME, R FAMILY; o KEY_FIELDS, CAPACITY, FP_BITS or FPR (not both),
  *	BUCKET_SIZE, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK, MARK_MASK,
  *	BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
- *	namespace, -EDQUOT if the namespace's memory ceiling would be
- *	exceeded (module parameter netns_mem_max_mb), -ENOMEM if the
+ *	namespace (or a NEW or LOAD_BEGIN of that name is under way),
+ *	-EDQUOT if the namespace's memory ceiling (module parameter
+ *	netns_mem_max_mb) or the ceiling of all namespaces together
+ *	(module parameter mem_max_mb) would be exceeded, -ENOMEM if the
  *	table is larger than the memory available or the allocation itself
- *	fails.  Defaults are listed with each attribute.
+ *	fails.  The name and the filter's memory are taken against both
+ *	ceilings before the table is allocated, so parallel requests never
+ *	hold more than the ceilings between them and a refused request
+ *	allocates nothing.  What every namespace's filters hold together
+ *	is in /sys/module/nf_cuckoo/parameters/mem_used_bytes (read-only,
+ *	bytes).  Defaults are listed with each attribute.
  * NF_CUCKOO_CMD_DEL		destroy a filter (also aborts a load in progress).
  *	R NAME.
  * NF_CUCKOO_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
@@ -150,8 +157,11 @@
  * NF_CUCKOO_CMD_DEL aborts a load explicitly.  These do not destroy the load:
  * -EBUSY (LOAD_CHUNK/LOAD_END from another socket), -EINVAL with "not
  * being loaded" (the filter is live).  LOAD_BEGIN fails with -EEXIST if
- * the name is taken, -EDQUOT above the ceiling, -EINVAL if the header is
- * refused (wrong length, magic, version, byte order or geometry).
+ * the name is taken, -EDQUOT above either ceiling (as NEW: charged before
+ * the table is allocated), -EINVAL if the header is refused (wrong
+ * length, magic, version, byte order or geometry).  LOAD_END fails with
+ * a netfilter error (-ENOMEM, -E2BIG: too many hooks at that point) if the
+ * filter's hook cannot be registered; the filter is destroyed then too.
  *
  * Packet path
  * ===========
