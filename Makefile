@@ -24,7 +24,10 @@ KDIR ?= /lib/modules/$(KVER)/build
 all: module cfctl
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@kdir=$(KDIR); [ -d "$$kdir" ] || { \
+		echo "nf_cuckoo: no kernel headers in $$kdir (scripts/deps.sh)" >&2; \
+		exit 1; }; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
 cfctl:
 	$(MAKE) -C tools/cfctl
