@@ -10,18 +10,24 @@
 #                   hour: 1M flows); make bench runs bench-core, then bench-nf
 #   make clean
 #
-# The module is built against Debian's linux-headers-amd64, whatever kernel
-# this host runs; scripts/kver.sh says which release that is.
+# The module is built for the running kernel when its headers are installed
+# (/lib/modules/$(uname -r)/build), else for the kernel Debian's
+# linux-headers-amd64 points at, which make says in one line
+# (scripts/kver.sh); `make KVER=6.12.117+deb12-amd64` picks another.  The
+# VM tests boot the kernel the module was built for.
 
-KVER = $(shell scripts/kver.sh)
-KDIR = /lib/modules/$(KVER)/build
+KVER ?= $(shell scripts/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
 
 .PHONY: all module cfctl check check-debug demo bench bench-core bench-nf deps clean
 
 all: module cfctl
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@kdir=$(KDIR); [ -d "$$kdir" ] || { \
+		echo "nf_cuckoo: no kernel headers in $$kdir (scripts/deps.sh)" >&2; \
+		exit 1; }; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
 cfctl:
 	$(MAKE) -C tools/cfctl
@@ -49,7 +55,7 @@ bench: bench-core
 	$(MAKE) bench-nf
 
 clean:
-	-[ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-kdir=$(KDIR); [ -d "$$kdir" ] && $(MAKE) -C "$$kdir" M=$(CURDIR) clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C tools/cfctl clean

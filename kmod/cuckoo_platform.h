@@ -43,7 +43,7 @@
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
 #include <asm/processor.h>
-#include <asm/unaligned.h>
+#include "compat.h"	/* <linux/unaligned.h> */
 #include <linux/jhash.h>
 
 #define CF_READ(x)		READ_ONCE(x)

@@ -20,6 +20,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "netlink.h"
 #include "netns.h"
 
@@ -847,7 +848,7 @@ out:
  */
 static int nfcf_save_start(struct netlink_callback *cb, struct nfcf_filter **fp)
 {
-	struct nlattr **attrs = genl_dumpit_info(cb)->attrs;
+	struct nlattr **attrs = nfcf_dump_attrs(cb);
 	struct nfcf_filter *f;
 	const char *name;
 

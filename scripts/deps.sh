@@ -2,14 +2,21 @@
 # Install the Debian packages the build, the tests, the VM and the demo
 # need, when they are missing.  Idempotent; apt-get update only runs when
 # something has to be installed.
+#
+# The module is built and tested for two kernels: Debian 12's 6.1
+# (linux-headers-amd64) and its newest 6.12 (linux-headers-6.12.*+deb12-amd64,
+# whose BTF step needs pahole, from dwarves); when no 6.12 headers are
+# installed, the newest apt knows of, with the unsigned image of the same
+# version (the one the VM boots) for the headers' dependency on an image.
 set -eu
+cd "$(dirname "$0")/.."
 
 PKGS="
 make gcc clang libclang-rt-14-dev llvm
 linux-headers-amd64 kmod cpio
 qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev pkg-config
-sparse linux-source-6.1
+sparse linux-source-6.1 dwarves
 iproute2 nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
 iptables gnuplot-nox
 "
@@ -19,14 +26,23 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+k612=$(scripts/kver.sh --newest 6.12) || k612=
+[ -z "$missing" ] && [ -n "$k612" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
+	[ -n "$k612" ] || missing="$missing linux-headers-6.12.*+deb12-amd64"
 	echo "deps.sh: missing packages:$missing; run as root to install them" >&2
 	exit 1
 fi
-echo "deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+if [ -z "$k612" ]; then
+	k612=$(scripts/kver.sh --available 6.12) || {
+		echo "deps.sh: apt knows no linux-headers-6.12.*+deb12-amd64" >&2
+		exit 1
+	}
+	missing="$missing linux-headers-$k612 linux-image-$k612-unsigned"
+fi
+echo "deps.sh: installing$missing"
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -22,7 +22,10 @@ if [ "${1:-}" != --in-vm ]; then
 	for f in "$KO" "$REPO/tools/cfctl/cfctl"; do
 		[ -e "$f" ] || { echo "demo: $f is not built (make)" >&2; exit 1; }
 	done
-	exec "$HERE/vm/vm.sh" --timeout 300 --cwd "$REPO" -- "$0" --in-vm
+	# Boot the kernel the module was built for.
+	kver=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+	exec "$HERE/vm/vm.sh" --timeout 300 --kver "$kver" --cwd "$REPO" -- \
+		"$0" --in-vm
 fi
 
 export PATH=$REPO/tools/cfctl:$PATH

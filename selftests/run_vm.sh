@@ -5,7 +5,9 @@
 # builds the module, cfctl and the C selftests on the host, boots Debian's
 # kernel with selftests/vm/vm.sh (the host's root shared read-only), runs
 # selftests/run_in_vm.sh there, and passes its TAP lines and exit status
-# back.  `make check` calls it.
+# back.  `make check` calls it.  The module is built for $KVER when set
+# (else for what `make` picks) and the VM boots the kernel it was built for
+# (its vermagic), unless a --kernel-dir is given to vm.sh.
 #
 #   run_vm.sh [--timeout SECONDS] [--no-build] [-- VM.SH OPTIONS...]
 #
@@ -42,6 +44,12 @@ if [ "$BUILD" = 1 ]; then
 	done
 fi
 [ -f "$REPO/nf_cuckoo.ko" ] || { echo "not ok - selftests: $REPO/nf_cuckoo.ko not built"; exit 1; }
+kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
+[ -n "$kver" ] || { echo "not ok - selftests: no vermagic in $REPO/nf_cuckoo.ko"; exit 1; }
+case " $* " in
+*" --kernel-dir "*) KVERARG=() ;;
+*) KVERARG=(--kver "$kver") ;;
+esac
 
 # The VM's environment is minimal: pass the fuzzer's settings on.
 VMENV=()
@@ -56,6 +64,6 @@ if [ -n "${FUZZ_SECONDS:-}" ]; then
 		--env "CFT_TIMEOUT=$((1800 + 3 * FUZZ_SECONDS))")
 fi
 
-exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" \
+exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" "${KVERARG[@]}" \
 	${VMENV[@]+"${VMENV[@]}"} "$@" -- \
 	"$HERE/run_in_vm.sh" "$REPO/nf_cuckoo.ko"

@@ -79,7 +79,10 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 } >"$JSONL.tmp"
 
 echo "# bench-nf: VM run: flows $FLOWS, loaded $REPS time(s); $ROUNDS rounds of $SLICE ms; timeout $TIMEOUT s"
-"$REPO/selftests/vm/vm.sh" --timeout "$TIMEOUT" --mem "$MEM" --cwd "$REPO" -- \
+# The VM boots the kernel the module was built for.
+kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
+"$REPO/selftests/vm/vm.sh" --timeout "$TIMEOUT" --mem "$MEM" --kver "$kver" \
+	--cwd "$REPO" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --reps "$REPS" --rounds "$ROUNDS" \
 	--slice "$SLICE" --load-max "$LOAD_MAX" 2>&1 |
 	while IFS= read -r line; do

@@ -8,14 +8,19 @@
 #   build/vm/kernel-<kver>/lib/modules/<kver>/     its modules, depmod'ed
 #   build/vm/initramfs-<kver>[-<hash>].cpio        busybox + 9p/virtio + init
 #
-# The kernel is linux-image-<kver>-unsigned at exactly the version of the
-# installed linux-headers-amd64, so that modules built on the host against
-# /lib/modules/<kver>/build load in the VM.  It is fetched with
-# `apt-get download` and unpacked with `dpkg -x`, never installed.
+# The kernel is linux-image-<kver>-unsigned, <kver> the release the module
+# is built for (--kver, by default what `make` picks: scripts/kver.sh), at
+# exactly the version of its installed linux-headers-<kver>, so that
+# modules built on the host against /lib/modules/<kver>/build load in the
+# VM.  It is fetched with `apt-get download` and unpacked with `dpkg -x`,
+# never installed.  Its modules may come compressed (6.12: .ko.xz) and
+# virtio may be built in: both are handled.
 #
-# Usage: prepare.sh [--kernel-dir DIR] [--print-env] [--quiet]
+# Usage: prepare.sh [--kver KVER] [--kernel-dir DIR] [--print-env] [--quiet]
+#   --kver KVER       Debian's kernel release KVER (6.12.117+deb12-amd64)
 #   --kernel-dir DIR  use DIR (DIR/vmlinuz, DIR/lib/modules/<ver>/) instead
 #                     of the Debian kernel; only the initramfs is built
+#                     (with --kver too, <ver> must be KVER)
 #   --print-env       print NFC_VM_KERNEL, NFC_VM_INITRD, NFC_VM_KVER,
 #                     NFC_VM_KDIR as shell assignments on stdout
 #   --quiet           no progress messages
@@ -31,6 +36,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 VMDIR=${NFC_VM_DIR:-$REPO/build/vm}
 
 KDIR=
+KVER=
 PRINT_ENV=0
 QUIET=0
 
@@ -41,6 +47,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel-dir) KDIR=${2:?--kernel-dir needs an argument}; shift 2 ;;
 	--kernel-dir=*) KDIR=${1#*=}; shift ;;
+	--kver) KVER=${2:?--kver needs an argument}; shift 2 ;;
+	--kver=*) KVER=${1#*=}; shift ;;
 	--print-env) PRINT_ENV=1; shift ;;
 	--quiet|-q) QUIET=1; shift ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$SELF"; exit 0 ;;
@@ -77,10 +85,11 @@ ensure_pkgs() {
 		--no-install-recommends "${missing[@]}" >&2
 }
 
-# Base tools.  linux-headers-amd64 is needed only for the Debian kernel
-# (it tells which kernel to fetch; modules are built against it).
+# Base tools.  linux-headers-amd64 is needed only for the default Debian
+# kernel (it tells which kernel `make` builds for when the running one has
+# no headers).
 PKGS=(qemu-system-x86 busybox-static kmod cpio)
-[ -z "$KDIR" ] && PKGS+=(linux-headers-amd64)
+[ -z "$KDIR$KVER" ] && PKGS+=(linux-headers-amd64)
 ensure_pkgs "${PKGS[@]}"
 
 mkdir -p "$VMDIR"
@@ -90,20 +99,21 @@ flock 9
 
 # ---- the kernel -----------------------------------------------------------
 
-# The kernel ABI name (e.g. 6.1.0-56-amd64) and the Debian version
-# (e.g. 6.1.192-2) of the headers the module is built against, taken from
-# linux-headers-amd64's dependency, not from uname -r (the host's kernel).
+# The kernel release the module is built for (e.g. 6.1.0-56-amd64) and the
+# Debian version (e.g. 6.1.192-2) of its installed headers, the image's
+# version too; without headers, the newest image apt knows of.
 headers_kver() {
-	local dep
-
-	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64) ||
-		die "linux-headers-amd64 is not installed"
-	# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)"
-	dep=${dep%%,*}
-	KVER=$(sed -n 's/^linux-headers-\([^ ]*\).*/\1/p' <<<"$dep")
-	DEBVER=$(sed -n 's/.*(= \([^)]*\)).*/\1/p' <<<"$dep")
-	[ -n "$KVER" ] && [ -n "$DEBVER" ] ||
-		die "cannot parse linux-headers-amd64 Depends: $dep"
+	[ -n "$KVER" ] || KVER=$("$REPO/scripts/kver.sh" -q) ||
+		die "which kernel? (scripts/kver.sh failed)"
+	DEBVER=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" \
+		2>/dev/null) || DEBVER=
+	if [ -z "$DEBVER" ]; then
+		DEBVER=$(apt-cache policy "linux-image-$KVER-unsigned" 2>/dev/null |
+			sed -n 's/^ *Candidate: *//p')
+		[ "$DEBVER" = "(none)" ] && DEBVER=
+	fi
+	[ -n "$DEBVER" ] ||
+		die "no Debian package linux-image-$KVER-unsigned: boot that kernel with --kernel-dir"
 }
 
 # Make sure the decompressor for module file $1 is there.
@@ -192,6 +202,8 @@ else
 	vers=("$KDIR"/lib/modules/*/)
 	[ ${#vers[@]} = 1 ] && [ -d "${vers[0]}" ] ||
 		die "$KDIR/lib/modules/ must hold exactly one kernel version"
+	[ -z "$KVER" ] || [ "$KVER" = "$(basename "${vers[0]}")" ] ||
+		die "$KDIR holds $(basename "${vers[0]}"), not $KVER"
 	KVER=$(basename "${vers[0]}")
 	if [ ! -f "$KDIR/lib/modules/$KVER/modules.dep" ]; then
 		log "depmod -b $KDIR $KVER"
@@ -204,8 +216,8 @@ MODDIR=$KDIR/lib/modules/$KVER
 # ---- the initramfs --------------------------------------------------------
 
 # Modules the init needs before the host's root is mounted, leaves first;
-# their dependencies are resolved from modules.dep.  Built-in ones (not in
-# modules.dep) are skipped.
+# their dependencies are resolved from modules.dep.  Built-in ones (in
+# modules.builtin: 6.12 builds virtio_pci in) are skipped.
 INITRD_MODULES=(virtio_pci 9pnet_virtio 9p)
 
 # Print the modules.dep paths needed for $@, dependencies first.
@@ -220,6 +232,7 @@ resolve_modules() {
 		for (i = 1; i <= n; i++) visit(d[i])
 		print m
 	}
+	FILENAME ~ /modules\.builtin$/ { builtin[base($1)] = 1; next }
 	{
 		m = $1; sub(/:$/, "", m)
 		path[base(m)] = m
@@ -228,13 +241,15 @@ resolve_modules() {
 	END {
 		n = split(want, w, " ")
 		for (i = 1; i <= n; i++) {
+			if (w[i] in builtin)
+				continue
 			if (!(w[i] in path)) {
 				print "prepare: " w[i] " is not a module (built in?)" > "/dev/stderr"
 				continue
 			}
 			visit(path[w[i]])
 		}
-	}' "$MODDIR/modules.dep"
+	}' "$MODDIR/modules.dep" "$MODDIR/modules.builtin"
 }
 
 write_init() {

@@ -8,8 +8,10 @@
 #   --timeout SECONDS  kill the VM after this long, boot included (600)
 #   --mem MB           guest memory (2048)
 #   --smp N            guest CPUs (2)
+#   --kver KVER        boot Debian's kernel KVER (default: the one `make`
+#                      builds for, scripts/kver.sh), fetched by prepare.sh
 #   --kernel-dir DIR   boot DIR/vmlinuz with modules DIR/lib/modules/<ver>/
-#                      (default: the Debian kernel prepare.sh fetches)
+#                      instead
 #   --dmesg            print the guest's dmesg after COMMAND
 #   --kernel-log       boot without `quiet`, kernel messages on the console
 #   --env NAME=VALUE   set NAME in COMMAND's environment (repeatable)
@@ -45,6 +47,7 @@ TIMEOUT=600
 MEM=2048
 SMP=2
 KDIR=
+KVER=
 DMESG=0
 KLOG=0
 QUIET=0
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=${2:?}; shift 2 ;;
 	--smp) SMP=${2:?}; shift 2 ;;
 	--kernel-dir) KDIR=${2:?}; shift 2 ;;
+	--kver) KVER=${2:?}; shift 2 ;;
 	--dmesg) DMESG=1; shift ;;
 	--kernel-log) KLOG=1; shift ;;
 	--env) ENVS+=("${2:?}"); shift 2 ;;
@@ -90,6 +94,7 @@ T0=$(date +%s.%N)
 case $KDIR in *[[:space:]]*) die "--kernel-dir must not contain spaces" ;; esac
 PREP_ARGS=(--print-env)
 [ -n "$KDIR" ] && PREP_ARGS+=(--kernel-dir "$KDIR")
+[ -n "$KVER" ] && PREP_ARGS+=(--kver "$KVER")
 [ "$QUIET" = 1 ] && PREP_ARGS+=(--quiet)
 PREP_ENV=$("$HERE/prepare.sh" "${PREP_ARGS[@]}") || die "prepare.sh failed"
 eval "$PREP_ENV"

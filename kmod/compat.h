@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API differences between the releases nf_cuckoo builds for
+ * (Debian 12's 6.1 and 6.12), each with the release that made it, so that
+ * the rest of the module is written once against one API.
+ */
+#ifndef _NF_CUCKOO_COMPAT_H
+#define _NF_CUCKOO_COMPAT_H
+
+#include <linux/version.h>
+#include <net/genetlink.h>
+
+/* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * 6.6: a dump's parsed attributes are in the struct genl_info that
+ * struct genl_dumpit_info holds, no longer in a field of their own.
+ */
+static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+#endif /* _NF_CUCKOO_COMPAT_H */
