@@ -68,6 +68,8 @@ if [ -f nf_cuckoo.ko ]; then
 		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
 	stage selftests selftests/run_vm.sh --timeout 1800
 	# nf_cuckoo against nftables and ipset, quick mode: that it works.
+	# make install, DKMS and the Debian packages, each used in the VM.
+	stage install scripts/test-install.sh
 	stage bench-nf-quick bench/nf/run.sh --quick
 	stage debug-kernel scripts/check-debug.sh --if-cached
 fi
