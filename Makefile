@@ -8,6 +8,11 @@
 #   make bench-core benchmark the filter core in userspace
 #   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about an
 #                   hour: 1M flows); make bench runs bench-core, then bench-nf
+#   make install    the module into /lib/modules/$(KVER)/updates/ (then
+#                   depmod), cfctl into $(PREFIX)/sbin, its man page into
+#                   $(PREFIX)/share/man/man8; DESTDIR and PREFIX (default
+#                   /usr/local) as usual
+#   make uninstall  remove what make install put there
 #   make clean
 #
 # The module is built for the running kernel when its headers are installed
@@ -19,15 +24,37 @@
 KVER ?= $(shell scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl check check-debug demo bench bench-core bench-nf deps clean
+.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf deps clean
 
 all: module cfctl
 
-module:
-	@kdir=$(KDIR); [ -d "$$kdir" ] || { \
-		echo "nf_cuckoo: no kernel headers in $$kdir (scripts/deps.sh)" >&2; \
-		exit 1; }; \
-	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
+PREFIX ?= /usr/local
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
+
+module: have-kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+have-kdir:
+	@[ -d "$(KDIR)" ] || { \
+		echo "nf_cuckoo: no kernel headers for $(KVER) in $(KDIR):" \
+		     "install linux-headers-$(KVER) (or pick a kernel: make KVER=...)" >&2; \
+		exit 1; }
+
+# depmod runs on the system's tree, or on DESTDIR's when it is a whole
+# module tree (modules.dep there); a package's tree is depmod'ed on install.
+install: module cfctl
+	install -D -m 644 nf_cuckoo.ko $(MODDIR)/nf_cuckoo.ko
+	$(MAKE) -C tools/cfctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
+		depmod -b "$(DESTDIR)" -a $(KVER); fi
+
+uninstall:
+	rm -f $(MODDIR)/nf_cuckoo.ko
+	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
+		depmod -b "$(DESTDIR)" -a $(KVER); fi
 
 cfctl:
 	$(MAKE) -C tools/cfctl

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/init.h>
+#include <net/genetlink.h>
 
 #include "cuckoo.h"
 #include "netns.h"
@@ -158,3 +159,5 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("nf_cuckoo developers");
 MODULE_DESCRIPTION("Cuckoo filters on flow 5-tuples for netfilter");
 MODULE_VERSION(NF_CUCKOO_VERSION);
+/* The first request for the family loads the module, as for ip and nft. */
+MODULE_ALIAS_GENL_FAMILY(NF_CUCKOO_GENL_NAME);

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# nf_cuckoo as installed (make install, or the Debian packages), run as
+# root inside a VM whose module tree holds the installed module:
+#
+#   installed.sh CFCTL [UNIT]
+#
+# CFCTL is the installed cfctl.  Nothing is insmod'ed: the first cfctl
+# command must load the module by itself (its genetlink family alias), from
+# the module tree (updates/).  Then a flow is dropped and another passes.
+# With UNIT (the nf-cuckoo.service file), the unit's own ExecStop lines save
+# three filters holding 100,000 entries, the module is unloaded, the unit's
+# own ExecStart lines load and restore it, and every entry and every
+# setting must be back.  The unit's state directory is moved to a scratch
+# directory (the VM's root is read-only); nothing else of its lines changes.
+#
+# Prints TAP; exit status 0 when every point passed.
+
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TEST=installed
+# shellcheck source=../tap.sh
+. "$HERE/../tap.sh"
+
+CFCTL=$1
+UNIT=${2:-}
+PY=(/usr/bin/python3 -I -S "$HERE/../packet/nfcpkt.py")
+NS=inst-client
+CLIENT=10.0.0.1
+HOST=10.0.0.2
+SCRATCH=$(mktemp -d)
+N=100000
+
+plan $([ -n "$UNIT" ] && echo 9 || echo 5)
+
+cleanup() {
+	"$CFCTL" destroy >/dev/null 2>&1
+	nft delete table inet inst 2>/dev/null
+	ip netns del $NS 2>/dev/null
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+
+[ ! -d /sys/module/nf_cuckoo ] && ok "nf_cuckoo is not loaded at first" ||
+	not_ok "nf_cuckoo is not loaded at first"
+
+out=$("$CFCTL" create bl capacity 1000 2>&1)
+if [ $? = 0 ] && [ -d /sys/module/nf_cuckoo ]; then
+	ok "cfctl create loads the module by itself"
+else
+	not_ok "cfctl create loads the module by itself" "$out"
+fi
+
+path=$(modinfo -n nf_cuckoo 2>&1)
+case $path in
+*/updates/*nf_cuckoo.ko*) ok "modprobe finds nf_cuckoo in updates/ ($path)" ;;
+*) not_ok "modprobe finds nf_cuckoo in updates/" "$path" ;;
+esac
+
+ip netns add $NS &&
+ip link add veth0 type veth peer name veth1 netns $NS &&
+ip addr add $HOST/24 dev veth0 && ip link set veth0 up &&
+ip -n $NS addr add $CLIENT/24 dev veth1 && ip -n $NS link set veth1 up &&
+nft -f - <<EOF || bail "cannot set up the network"
+table inet inst {
+	counter c5000 {}
+	counter c5001 {}
+	chain input {
+		type filter hook input priority 0;
+		ip saddr $CLIENT udp dport 5000 counter name c5000
+		ip saddr $CLIENT udp dport 5001 counter name c5001
+	}
+}
+EOF
+
+arrived() {	# DPORT: datagrams of 5 sent from port 40000 that arrived
+	local c=c$1 before after
+
+	before=$(nft list counter inet inst $c | awk '$1 == "packets" { print $2 }')
+	ip netns exec $NS "${PY[@]}" udp --dst $HOST --sport 40000 \
+		--dport "$1" -n 5 >/dev/null
+	after=$(nft list counter inet inst $c | awk '$1 == "packets" { print $2 }')
+	echo $((after - before))
+}
+
+"$CFCTL" add bl udp $CLIENT:40000 $HOST:5000 || not_ok "cfctl add"
+a=$(arrived 5000)
+[ "$a" = 0 ] && ok "the flow added is dropped (0 of 5 arrived)" ||
+	not_ok "the flow added is dropped" "$a of 5 arrived"
+a=$(arrived 5001)
+[ "$a" = 5 ] && ok "another flow passes (5 of 5 arrived)" ||
+	not_ok "another flow passes" "$a of 5 arrived"
+"$CFCTL" destroy bl
+
+[ -n "$UNIT" ] || finish
+
+# The unit's lines of KEY, the state directory moved to the scratch one.
+unit_lines() {
+	sed -n "s/^$1=//p" "$UNIT" |
+		sed "s|/var/lib/nf-cuckoo|$SCRATCH/state|g"
+}
+run_lines() {	# KEY: run the unit's KEY lines in order, stop at a failure
+	local line
+
+	while IFS= read -r line; do
+		eval "$line" || return 1
+	done < <(unit_lines "$1")
+}
+mkdir -p "$SCRATCH/state"
+
+# Three filters of different settings, 100,000 entries between them.
+"$CFCTL" create f4 family ip capacity 60000 hook input priority -10 \
+	action mark 0x42/0xff &&
+"$CFCTL" create f6 family ip6 key src,proto capacity 30000 fpr 0.0001 \
+	hook forward action count invert &&
+"$CFCTL" create fi capacity 30000 hook output priority 5 bidirectional \
+	disabled ||
+	bail "cannot create the filters"
+python3 - "$SCRATCH" "$N" <<'EOF' || bail "cannot write the entries"
+import sys
+d, n = sys.argv[1], int(sys.argv[2])
+with open(d + "/f4", "w") as f:
+	for i in range(n // 2):
+		f.write("udp 10.%d.%d.%d:%d 192.0.2.1:53\n" % (i >> 16, (i >> 8) & 255, i & 255, 1024 + i % 50000))
+with open(d + "/f6", "w") as f:
+	for i in range(n // 4):
+		f.write("tcp src 2001:db8::%x\n" % (i + 1))
+with open(d + "/fi", "w") as f:
+	for i in range(n // 4):
+		f.write("tcp 198.51.100.%d:%d 203.0.113.9:443\n" % (i % 250, 1024 + i))
+EOF
+for f in f4 f6 fi; do
+	"$CFCTL" add -f "$SCRATCH/$f" $f || bail "cannot add the entries of $f"
+done
+"$CFCTL" -j list | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+	f.pop("stats", None)
+	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/before"
+
+out=$(run_lines ExecStop 2>&1)
+[ $? = 0 ] && [ -s "$SCRATCH/state/filters.save" ] &&
+	ok "the unit's ExecStop saves the filters" ||
+	not_ok "the unit's ExecStop saves the filters" "$out"
+
+"$CFCTL" destroy && rmmod nf_cuckoo || bail "cannot unload nf_cuckoo"
+out=$(run_lines ExecStart 2>&1)
+[ $? = 0 ] && [ -d /sys/module/nf_cuckoo ] &&
+	ok "the unit's ExecStart loads the module and restores" ||
+	not_ok "the unit's ExecStart loads the module and restores" "$out"
+
+"$CFCTL" -j list | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+	f.pop("stats", None)
+	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/after"
+if cmp -s "$SCRATCH/before" "$SCRATCH/after"; then
+	ok "every setting of the three filters is back"
+else
+	not_ok "every setting of the three filters is back" \
+		"$(diff "$SCRATCH/before" "$SCRATCH/after")"
+fi
+
+missing=
+for f in f4 f6 fi; do
+	"$CFCTL" -q test -f "$SCRATCH/$f" $f >/dev/null || missing="$missing $f"
+done
+[ -z "$missing" ] && ok "all $N entries are found after the restore" ||
+	not_ok "all $N entries are found after the restore" "missing in:$missing"
+finish
