@@ -63,8 +63,12 @@ int cfnl_open(struct cfnl *nl)
 
 	nl->family = genl_ctrl_resolve(nl->sk, NF_CUCKOO_GENL_NAME);
 	if (nl->family < 0) {
+		/*
+		 * The kernel asked modprobe for the family's alias already:
+		 * the module is not installed, or failed to load.
+		 */
 		if (nl->family == -NLE_OBJ_NOTFOUND)
-			errmsg("the nf_cuckoo module is not loaded (no generic netlink family \"%s\"); try: modprobe nf_cuckoo",
+			errmsg("the nf_cuckoo module is not loaded, and the kernel could not load it (no generic netlink family \"%s\"): install it (make install, or the nf-cuckoo-dkms package), or insmod nf_cuckoo.ko; dmesg may say why",
 			       NF_CUCKOO_GENL_NAME);
 		else
 			errmsg("cannot resolve generic netlink family \"%s\": %s",
