@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fuzz.sh FUZZER SECONDS SEED_CORPUS WORKDIR
+# fuzz.sh FUZZER SECONDS SEED_CORPUS WORKDIR [NAME]
 #
-# Runs the libFuzzer target for SECONDS, starting from the committed seed
+# Runs a libFuzzer target (the core's, or one of cfctl's) for SECONDS, starting from the committed seed
 # corpus (read only) plus WORKDIR/corpus (which grows from run to run), and
 # prints one TAP result.  libFuzzer's own chatter goes to WORKDIR/fuzz.log;
 # on a failure its report is copied here as "# " lines, with the input
 # that failed (WORKDIR/artifacts/crash-*) and how to replay it.
 #
-# FUZZ_SEED fixes libFuzzer's random seed (default 1).
+# NAME is the TAP test's (default: the core's).  FUZZ_SEED fixes
+# libFuzzer's random seed (default 1).
 set -u
 
 fuzzer=$1
@@ -17,7 +18,7 @@ secs=$2
 seeds=$3
 work=$4
 seed=${FUZZ_SEED:-1}
-name="fuzz: cuckoo ops against an exact model"
+name=${5:-"fuzz: cuckoo ops against an exact model"}
 
 echo "TAP version 13"
 echo "1..1"
@@ -29,6 +30,8 @@ fi
 mkdir -p "$work/corpus" "$work/artifacts"
 rm -f "$work"/artifacts/*
 
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
 "$fuzzer" -seed="$seed" -max_total_time="$secs" -timeout=20 \
 	-rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$work/artifacts/" \
@@ -47,7 +50,7 @@ fi
 # Everything but the progress lines, commented out.
 grep -vE '^#[0-9]+ ' "$work/fuzz.log" | sed 's/^/# /' | tail -n 80
 echo "not ok 1 - $name (${secs} s)"
-reason=$(grep -m 1 -E '^fuzz_cuckoo: |ERROR: |runtime error: ' "$work/fuzz.log")
+reason=$(grep -m 1 -E '^fuzz_[a-z_]+: |ERROR: |runtime error: ' "$work/fuzz.log")
 echo "# ${reason:-libFuzzer exited with status $status}"
 for f in "$work"/artifacts/*; do
 	[ -e "$f" ] && echo "# failing input: $f (replay: $fuzzer $f)"
