@@ -103,9 +103,11 @@ unit_lines() {
 run_lines() {	# KEY: run the unit's KEY lines in order, stop at a failure
 	local line
 
+	# (a here-string: the VM has no /dev/fd for a process substitution)
 	while IFS= read -r line; do
+		[ -n "$line" ] || continue
 		eval "$line" || return 1
-	done < <(unit_lines "$1")
+	done <<<"$(unit_lines "$1")"
 }
 mkdir -p "$SCRATCH/state"
 
