@@ -21,7 +21,9 @@
 # (scripts/kver.sh); `make KVER=6.12.117+deb12-amd64` picks another.  The
 # VM tests boot the kernel the module was built for.
 
-KVER ?= $(shell scripts/kver.sh)
+# (Asked once, when first needed: not at all for targets that need no
+# kernel, such as check before its deps are installed.)
+KVER ?= $(eval KVER := $$(shell scripts/kver.sh))$(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
 
 .PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf deps clean

@@ -15,8 +15,7 @@
 #include "cuckoo.h"
 #include "netns.h"
 #include "netlink.h"
-
-#define NF_CUCKOO_VERSION	"0.1.0"
+#include "version.h"
 
 /* Self-test geometry: small enough to run in a blink at module load. */
 #define NF_CUCKOO_ST_CAPACITY	1024

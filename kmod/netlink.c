@@ -15,6 +15,7 @@
 #include <linux/notifier.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/netlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
@@ -23,6 +24,7 @@
 #include "compat.h"
 #include "netlink.h"
 #include "netns.h"
+#include "version.h"
 
 static struct genl_family nfcf_genl_family;
 
@@ -1008,7 +1010,9 @@ static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 	memcpy(&img, nla_data(ha), sizeof(img));
 	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION) {
 		NL_SET_ERR_MSG_ATTR(info->extack, ha,
-				    "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
+				    "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
+				    ", which reads image version " __stringify(CF_IMAGE_VERSION)
+				    " only; restore it with the nf_cuckoo that saved it, or add the entries again");
 		return -EINVAL;
 	}
 	if (cf_image_params(&img, &p)) {

@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 27
+plan 29
 
 # Filters of every kind, with entries.
 "$CFCTL" create five capacity 20000
@@ -145,8 +145,17 @@ expect "a corrupted image header: the kernel rejects it" 3 "image header rejecte
 hdr=$(sed -n 's/^create five .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
 old=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
 sed -n '/^create five /p; /^load five /p' "$TMP/saved" | sed "s|image $hdr|image $old|" >"$TMP/v1"
-expect "an image of version 1: refused, and the message says why" 3 \
-	"image version not supported" "$CFCTL" restore -f "$TMP/v1"
+expect "an image of version 1: refused, the module names the version it reads" 3 \
+	"line 1: image version not supported: this is nf_cuckoo $(cat /sys/module/nf_cuckoo/version), which reads image version 2 only" \
+	"$CFCTL" restore -f "$TMP/v1"
+case $OUT in
+*"line 1: the image of five is of image version 1"*)
+	ok "an image of version 1: cfctl names the image's version" ;;
+*) not_ok "an image of version 1: cfctl names the image's version" "$OUT" ;;
+esac
+run "$CFCTL" show five
+[ "$RC" = 3 ] && ok "an image of version 1: nothing of it is left" ||
+	not_ok "an image of version 1: nothing of it is left" "$OUT"
 
 # A kernel refusal in the middle: everything before the failing batch is
 # applied, nothing after, and cfctl says so.

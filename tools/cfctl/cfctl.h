@@ -26,8 +26,9 @@
 #include <stdio.h>
 
 #include "../../uapi/linux/nf_cuckoo.h"
+#include "../../kmod/version.h"
 
-#define CFCTL_VERSION	"1.0"
+#define CFCTL_VERSION	NF_CUCKOO_VERSION
 
 /* Exit statuses. */
 #define EXIT_OK		0
@@ -131,6 +132,8 @@ void filter_spec_free(struct filter_spec *fs);
 /* The table bytes an image header declares: 0, or -1 if cfctl cannot
  * tell (not a header of the version it knows). */
 int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out);
+/* The version of an image header, -1 if it is not an nf_cuckoo image. */
+int image_version(const uint8_t *img, size_t len);
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks);
 
 /* ---- entry.c ---- */

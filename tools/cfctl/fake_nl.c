@@ -30,6 +30,9 @@
 #include "fake_nl.h"
 #include "cuckoo.h"
 
+#define NF_CUCKOO_STR_(x)	#x
+#define NF_CUCKOO_STR(x)	NF_CUCKOO_STR_(x)
+
 #define FAKE_FAMILY	0x1f
 /* What an unprivileged socket gets by default: net.core.wmem_max. */
 #define FAKE_SNDBUF	212992
@@ -991,7 +994,9 @@ static int cmd_load_begin(struct req *r)
 	memcpy(&img, nla_data(ha), sizeof(img));
 	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION)
 		return req_err(r, ha, -EINVAL,
-			       "image version not supported: saved by an nf_cuckoo that hashed keys differently; add the entries again");
+			       "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
+			       ", which reads image version " NF_CUCKOO_STR(CF_IMAGE_VERSION)
+			       " only; restore it with the nf_cuckoo that saved it, or add the entries again");
 	if (img.table_bytes > fake_mem_max)
 		return req_err(r, ha, -EDQUOT,
 			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");

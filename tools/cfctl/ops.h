@@ -29,6 +29,7 @@ struct op {
 	uint32_t n;		/* batches: entries */
 	uint64_t zoff, zlen;	/* LOAD_CHUNK of zeros, made when sent */
 	bool ok_eexist;		/* create -exist */
+	int img_version;	/* LOAD_BEGIN: the image's version, or -1 */
 	/* outcome */
 	bool sent, done;
 	uint32_t seq;

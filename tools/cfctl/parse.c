@@ -502,6 +502,19 @@ int parse_onoff(const char *s, bool *out)
 #define IMAGE_V2_MAGIC		0x46435543U
 #define IMAGE_V2_TABLE_BYTES	40
 
+int image_version(const uint8_t *img, size_t len)
+{
+	uint32_t magic;
+	uint16_t version;
+
+	/* Every version keeps the magic and the version where 2 has them. */
+	if (len < 6)
+		return -1;
+	memcpy(&magic, img, sizeof(magic));
+	memcpy(&version, img + 4, sizeof(version));
+	return magic == IMAGE_V2_MAGIC ? version : -1;
+}
+
 int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
 {
 	uint32_t magic;

@@ -272,12 +272,28 @@ static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
 	return r;
 }
 
+/* The loaded module's release, for the reader of a save file. */
+static const char *module_version(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/module/nf_cuckoo/version", "r");
+	char v[32];
+	bool ok = f && fgets(v, sizeof(v), f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return "an nf_cuckoo of unknown version";
+	v[strcspn(v, "\n")] = '\0';
+	snprintf(buf, len, "nf_cuckoo %s", v);
+	return buf;
+}
+
 int cmd_save(int argc, char **argv)
 {
 	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
 	FILE *out = stdout;
-	char *tmp = NULL, *real = NULL;
+	char *tmp = NULL, *real = NULL, modver[64];
 	struct stat lst;
 	struct cfnl nl;
 	size_t n = 0, i;
@@ -308,8 +324,8 @@ int cmd_save(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
-	fprintf(out, "# nf_cuckoo filters saved by cfctl %s; load with: cfctl restore -f FILE\n",
-		CFCTL_VERSION);
+	fprintf(out, "# nf_cuckoo filters saved by cfctl %s from %s; load with: cfctl restore -f FILE\n",
+		CFCTL_VERSION, module_version(modver, sizeof(modver)));
 	if (argc) {
 		for (k = 0; k < argc; k++)
 			if (save_one(&nl, argv[k], out))
@@ -569,7 +585,9 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		RERR(r, EXIT_FAIL, "out of memory");
 	}
 	op->ok_eexist = opts.exist && !(fs.have & HAVE_IMAGE);
+	op->img_version = -1;
 	if (fs.have & HAVE_IMAGE) {
+		op->img_version = image_version(fs.image, fs.image_len);
 		r->loading = true;
 		snprintf(r->lname, sizeof(r->lname), "%s", fs.name);
 		r->lline = line;
@@ -828,6 +846,11 @@ int cmd_restore(int argc, char **argv)
 	if (err) {
 		struct op *op = r.q.failed;
 
+		/* The kernel names the version it reads; this, the other. */
+		if (op && op->cmd == NF_CUCKOO_CMD_LOAD_BEGIN &&
+		    op->err.err == -EINVAL && op->img_version >= 0)
+			errmsg("line %" PRIu32 ": the image of %s is of image version %d",
+			       op->line, op->name, op->img_version);
 		report_failure(&r.q, err, "line", NULL, 0);
 		if (op && (op->cmd == NF_CUCKOO_CMD_LOAD_CHUNK ||
 			   op->cmd == NF_CUCKOO_CMD_LOAD_END ||

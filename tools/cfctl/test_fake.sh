@@ -78,7 +78,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((35 - 2 * real))"
+echo "1..$((37 - 2 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -158,6 +158,18 @@ want_items f none "restore: truncated table: no filter left"
 cf list -n
 [ "$rc" = 0 ] && [ -z "$out" ]
 result $? "restore: nothing at all left behind"
+
+# An image of another version (1: the two-pass hash) is refused whole, and
+# cfctl's error names both versions: the module's and the image's.
+hdr=$(sed -n 's/^create f .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$dir/s1")
+v1=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
+sed "s|image $hdr|image $v1|" "$dir/s1" >"$dir/v1"
+cf restore -f "$dir/v1"
+[ "$rc" = 3 ] &&
+	grep -qE "line 2: .*this is nf_cuckoo [0-9.]+, which reads image version 2 only" <<<"$out" &&
+	grep -qE "line 2: the image of f is of image version 1$" <<<"$out"
+result $? "restore: an image of version 1 is refused, naming both versions, status 3"
+want_items f none "restore: an image of version 1: no filter left"
 
 printf 'create r family ip capacity 100\nadd r udp 10.0.0.1:1 10.0.0.2:2\nadd r udp 10.0.0.1:1 10.0.0.2:99999\n' \
 	>"$dir/rbad"
