@@ -12,8 +12,10 @@
 # With UNIT (the nf-cuckoo.service file), the unit's own ExecStop lines save
 # three filters holding 100,000 entries, the module is unloaded, the unit's
 # own ExecStart lines load and restore it, and every entry and every
-# setting must be back.  The unit's state directory is moved to a scratch
-# directory (the VM's root is read-only); nothing else of its lines changes.
+# setting must be back; ExecReload puts back what the file holds, and a
+# file that cannot be restored fails ExecStart and is kept.  The unit's
+# state directory is moved to a scratch directory (the VM's root is
+# read-only); nothing else of its lines changes.
 #
 # Prints TAP; exit status 0 when every point passed.
 
@@ -32,7 +34,7 @@ HOST=10.0.0.2
 SCRATCH=$(mktemp -d)
 N=100000
 
-plan $([ -n "$UNIT" ] && echo 9 || echo 5)
+plan $([ -n "$UNIT" ] && echo 11 || echo 5)
 
 cleanup() {
 	"$CFCTL" destroy >/dev/null 2>&1
@@ -170,4 +172,36 @@ for f in f4 f6 fi; do
 done
 [ -z "$missing" ] && ok "all $N entries are found after the restore" ||
 	not_ok "all $N entries are found after the restore" "missing in:$missing"
+
+# Reload: what was created since is gone, the saved filters are back.
+"$CFCTL" create extra capacity 100 && "$CFCTL" destroy f6 ||
+	bail "cannot change the filters"
+out=$(run_lines ExecReload 2>&1)
+rc=$?
+"$CFCTL" -j list | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+	f.pop("stats", None)
+	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/reloaded"
+[ $rc = 0 ] && cmp -s "$SCRATCH/before" "$SCRATCH/reloaded" &&
+	ok "the unit's ExecReload puts back what the file holds, only that" ||
+	not_ok "the unit's ExecReload puts back what the file holds, only that" \
+		"status $rc: $out" "$(diff "$SCRATCH/before" "$SCRATCH/reloaded")"
+
+# A file that cannot be restored (its last table cut short): the start
+# fails, saying why, and the file is kept as it was for the next try.
+head -n -1 "$SCRATCH/state/filters.save" >"$SCRATCH/cut" &&
+	cp "$SCRATCH/cut" "$SCRATCH/state/filters.save" ||
+	bail "cannot write the cut file"
+"$CFCTL" destroy && rmmod nf_cuckoo || bail "cannot unload nf_cuckoo"
+out=$(run_lines ExecStart 2>&1)
+rc=$?
+if [ $rc != 0 ] && grep -q "table incomplete" <<<"$out" &&
+   cmp -s "$SCRATCH/cut" "$SCRATCH/state/filters.save" &&
+   ! "$CFCTL" show fi >/dev/null 2>&1; then
+	ok "a restore that fails fails ExecStart (status $rc), with the reason; the file is kept"
+else
+	not_ok "a restore that fails fails ExecStart, with the reason; the file is kept" \
+		"status $rc: $out"
+fi
 finish
