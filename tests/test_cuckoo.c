@@ -280,9 +280,9 @@ static void bits_per_item(u8 f, u8 b)
 		      "capacity %llu: %.4f bits per item, f/load %.4f",
 		      (unsigned long long)caps[i], bpi, want);
 		/*
-		 * The README's figure, for the sizes it is quoted at: below
-		 * a million items the spare slots and the word rounding
-		 * show (12.86 at 1000).
+		 * doc/design.md's figure ("The filter core"), for the sizes
+		 * it is quoted at: below a million items the spare slots and
+		 * the word rounding show (12.86 at 1000).
 		 */
 		if (f == 12 && b == 4 && caps[i] >= M)
 			CHECK(bpi <= 12.6,

@@ -16,9 +16,10 @@ enters them itself (setns):
     sockets (r's output and postrouting hooks, where IPv6 headers with
     lengths of any kind reach the hook);
   - a model of the packet path, written from the documented rules
-    (README "The packet path", uapi/linux/nf_cuckoo.h), decides for every
-    packet logged before nf_cuckoo at a hook what the filters there must
-    do: drop it (it must not be logged after), or pass it with which mark.
+    (doc/design.md "The packet path", uapi/linux/nf_cuckoo.h), decides
+    for every packet logged before nf_cuckoo at a hook what the filters
+    there must do: drop it (it must not be logged after), or pass it with
+    which mark.
     A packet the stack discards before a hook is not logged there and is
     not counted: only what reaches the hook is judged.
 

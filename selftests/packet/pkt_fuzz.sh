@@ -7,9 +7,10 @@
 # Packets go onto c's or s's wire into r (AF_PACKET) or leave r from raw
 # sockets; nftables logs every packet at each hook of r to NFLOG just
 # before nf_cuckoo and just after it, and nfcfuzz.py judges each one
-# against a model of the documented packet path (README "The packet
-# path"): listed flows that can be parsed are dropped or marked, the rest
-# pass untouched.  First structured cases with explicit expectations, then
+# against a model of the documented packet path (doc/design.md, "The
+# packet path"): listed flows that can be parsed are dropped or marked,
+# the rest pass untouched.  First structured cases with explicit
+# expectations, then
 # random ones for a bounded time (NFC_FUZZ_SEED to replay a seed,
 # NFC_FUZZ_TIME seconds, default 20), then every filter's counters against
 # the model's.  No oops or warning in the kernel log.
