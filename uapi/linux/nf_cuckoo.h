@@ -319,7 +319,9 @@ enum nf_cuckoo_action {
  * @NF_CUCKOO_BATCH_F_UNIQUE: ADD_ENTRIES: an entry that already (probably) is in
  *	the filter is skipped (counted in BATCH_SKIPPED) instead of being
  *	stored once more.  Without it an entry added twice is stored twice
- *	and needs two deletes.
+ *	and needs two deletes.  A false positive is skipped too: deleting
+ *	the entry it collides with then loses both, so UNIQUE suits
+ *	filters nothing is deleted from.
  * @NF_CUCKOO_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
  *	is skipped (counted in BATCH_SKIPPED) instead of failing the batch.
  */
