@@ -92,6 +92,9 @@ for k in $k61 $k612; do
 	# make install, DKMS and the Debian packages, each used in the VM.
 	stage "install@$k" scripts/test-install.sh "$k"
 done
+# A filter saved under one kernel restores exactly under the other.
+[ -n "$k61" ] && [ -n "$k612" ] &&
+	stage images scripts/test-images.sh "$k61" "$k612"
 # The rest runs the module for what `make` picks.
 make -s module >/dev/null 2>&1
 if [ -f nf_cuckoo.ko ]; then
