@@ -15,18 +15,12 @@ top=$PWD
 A=${1:?usage: test-images.sh KVER_A KVER_B}
 B=${2:?usage: test-images.sh KVER_A KVER_B}
 work=$top/build/images
-n=0
-failed=0
+# shellcheck source=../selftests/tap.sh
+. selftests/tap.sh
+TEST=images
 
 point() {	# point STATUS DESCRIPTION [DIAG]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - images: $2"
-	else
-		echo "not ok $n - images: $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 20 | sed 's/^/# /'
-		failed=$((failed + 1))
-	fi
+	if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2" "${3:-}"; fi
 }
 
 build() {	# KVER: the module for KVER, in $work/KVER/
@@ -64,9 +58,8 @@ same_image() {	# SAVE1 SAVE2 DESCRIPTION: equal but for the comment line
 	point $? "$3" "$d"
 }
 
-echo "TAP version 13"
-echo "1..8"
-make -s -C tools/cfctl cfctl || { point 1 "cfctl builds"; exit 1; }
+plan 8
+make -s -C tools/cfctl cfctl || bail "cfctl does not build"
 mkdir -p "$work/entries"
 python3 - "$work/entries" <<'PY'
 import sys
@@ -93,4 +86,4 @@ for pair in "$A $B" "$B $A"; do
 	same_image "$work/made-$1.save" "$work/from-$1-on-$2.save" \
 		"restored exactly: under $2 the filters save $1's image again"
 done
-[ "$failed" = 0 ]
+finish
