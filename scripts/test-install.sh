@@ -88,6 +88,13 @@ out=$(make -s uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 left=$(find "$kdir/usr" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
 ! grep -q nf_cuckoo "$kdir/lib/modules/$KVER/modules.dep" && [ -z "$left" ]
 point $? "make uninstall removes what make install put" "$out$left"
+rm -rf "$work/none"
+out=$(make -s install KVER=0.0.0-none DESTDIR="$work/none" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && grep -q "install linux-headers-0.0.0-none" <<<"$out" &&
+	[ ! -e "$work/none" ]
+point $? "make install for a kernel without headers names the package, installs nothing" \
+	"status $rc: $out"
 
 # 2. DKMS in private trees.
 dk=$work/dkms
