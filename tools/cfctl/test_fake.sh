@@ -90,7 +90,13 @@ entries 1 6000 >"$dir/good"
 # Never added: its delete fails in the kernel (line 5001, second batch).
 { entries 1 5000; echo "udp 10.250.0.1:7 192.0.2.1:53"; } >"$dir/absent"
 
-t "create" 0 "" -- create f family ip capacity 20000
+# 32-bit fingerprints: the -exist delete below asks for 4000 entries no
+# longer there, and one that is a false positive of a kept entry deletes
+# that one (as the man page warns).  At the default 12 bits, with the
+# module's random seed, that happened (999 of 1000 left, 6.12, once); at
+# 32 bits it is below one in a million, and the test is about what cfctl
+# says, not about false positives.
+t "create" 0 "" -- create f family ip capacity 20000 fingerprint 32
 t "add -f: 6000 entries in several batches" 0 "6000 entries added" -- \
 	-v add -f "$dir/good" f
 want_items f 6000 "add -f: all 6000 are in the filter"
