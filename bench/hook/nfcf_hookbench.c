@@ -10,12 +10,16 @@
  * PACKETS times in all with nf_hook_slow(), as NF_HOOK() does, and frees
  * them; reading the file gives the result of the last run, one line:
  *
- *   family=4 flows=N match=M packets=P traffic=T hooks=H ns=NS accept=A
- *   drop=D other=O
+ *   family=4 flows=N match=M packets=P traffic=T hooks=H ns=NS
+ *   chunks=C chunk_ps_med=MED chunk_ps_min=MIN accept=A drop=D other=O
+ *   err=E
  *
  * NS is the time spent in the loops, ktime_get_ns() around each chunk of
- * `chunk` packets, summed; H is how many hook functions the namespace has
- * at prerouting for the family (0: the loop alone, the baseline).
+ * `chunk` packets, summed; MED and MIN the median and the least time per
+ * packet of the C full chunks, in picoseconds: a chunk during which the
+ * (virtual) CPU was taken away counts in NS but moves MED little.  H is
+ * how many hook functions the namespace has at prerouting for the family
+ * (0: the loop alone, the baseline).
  *
  * Flows.  Flow k (0 <= k < 2^24) is UDP from 11.k/8 (IPv4) or
  * 2001:db8:1::k (IPv6), source port 1024 + k % 60000, to 10.0.0.2 or
@@ -54,6 +58,7 @@
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -64,7 +69,7 @@ static unsigned int traffic = 65536;
 module_param(traffic, uint, 0644);
 MODULE_PARM_DESC(traffic, "skbs (distinct flows) a run cycles over");
 
-static unsigned int chunk = 8192;
+static unsigned int chunk = 4096;
 module_param(chunk, uint, 0644);
 MODULE_PARM_DESC(chunk, "packets timed between two cond_resched()");
 
@@ -73,7 +78,7 @@ MODULE_PARM_DESC(chunk, "packets timed between two cond_resched()");
 #define HB_MAX_FLOWS	(1U << 24)
 
 static DEFINE_MUTEX(hb_lock);
-static char hb_result[256] = "none\n";
+static char hb_result[512] = "none\n";
 static struct dentry *hb_dir;
 
 /* The traffic's flow j for N loaded flows and MATCH%. */
@@ -164,7 +169,17 @@ static void hb_free(struct sk_buff **skbs, unsigned int t, bool *lost)
 struct hb_count {
 	u64 ns, accept, drop, other;
 	unsigned int hooks;
+	u64 last_ns;		/* the last chunk's time */
+	u64 *chunk_ns;		/* the full chunks' times */
+	unsigned int chunks;
 };
+
+static int hb_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* One timed chunk of @n packets from skb @*j on. */
 static bool hb_chunk(struct net *net, int family, struct sk_buff **skbs,
@@ -174,7 +189,7 @@ static bool hb_chunk(struct net *net, int family, struct sk_buff **skbs,
 	const struct nf_hook_entries *e;
 	struct nf_hook_state state;
 	bool ok = true;
-	u64 t0, i;
+	u64 t0, dt, i;
 	int ret;
 
 	local_bh_disable();
@@ -209,9 +224,11 @@ static bool hb_chunk(struct net *net, int family, struct sk_buff **skbs,
 		if (++*j == t)
 			*j = 0;
 	}
-	c->ns += ktime_get_ns() - t0;
+	dt = ktime_get_ns() - t0;
 	rcu_read_unlock();
 	local_bh_enable();
+	c->ns += dt;
+	c->last_ns = dt;
 	return ok;
 }
 
@@ -224,14 +241,17 @@ static int hb_run(int family, u32 n, u32 match, u64 packets)
 	unsigned int t = traffic, step = chunk ?: 1, j;
 	bool *lost;
 	int err = 0;
-	u64 done;
+	u64 done, med = 0, least = 0;
 
 	if ((family != 4 && family != 6) || !n || match > 100 || !t ||
 	    n + t > HB_MAX_FLOWS || !packets)
 		return -EINVAL;
+	if (packets / step >= INT_MAX / sizeof(u64))
+		return -EINVAL;
 	skbs = vcalloc(t, sizeof(*skbs));
 	lost = vcalloc(t, sizeof(*lost));
-	if (!skbs || !lost) {
+	c.chunk_ns = vcalloc(packets / step + 1, sizeof(u64));
+	if (!skbs || !lost || !c.chunk_ns) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -246,24 +266,33 @@ static int hb_run(int family, u32 n, u32 match, u64 packets)
 	}
 	j = 0;
 	for (done = 0; done < packets; done += step) {
-		if (!hb_chunk(net, family, skbs, lost, t, &j,
-			      min_t(u64, step, packets - done), &c)) {
+		u64 n_chunk = min_t(u64, step, packets - done);
+
+		if (!hb_chunk(net, family, skbs, lost, t, &j, n_chunk, &c)) {
 			err = -EPROTO;
 			break;
 		}
+		if (n_chunk == step)
+			c.chunk_ns[c.chunks++] = c.last_ns;
 		cond_resched();
 		if (signal_pending(current)) {
 			err = -EINTR;
 			break;
 		}
 	}
+	if (c.chunks) {
+		sort(c.chunk_ns, c.chunks, sizeof(u64), hb_cmp_u64, NULL);
+		med = div_u64(c.chunk_ns[c.chunks / 2] * 1000, step);
+		least = div_u64(c.chunk_ns[0] * 1000, step);
+	}
 	scnprintf(hb_result, sizeof(hb_result),
-		  "family=%d flows=%u match=%u packets=%llu traffic=%u hooks=%u ns=%llu accept=%llu drop=%llu other=%llu err=%d\n",
+		  "family=%d flows=%u match=%u packets=%llu traffic=%u hooks=%u ns=%llu chunks=%u chunk_ps_med=%llu chunk_ps_min=%llu accept=%llu drop=%llu other=%llu err=%d\n",
 		  family, n, match, c.accept + c.drop + c.other, t, c.hooks,
-		  c.ns, c.accept, c.drop, c.other, err);
+		  c.ns, c.chunks, med, least, c.accept, c.drop, c.other, err);
 out:
 	if (skbs && lost)
 		hb_free(skbs, t, lost);
+	vfree(c.chunk_ns);
 	vfree(lost);
 	vfree(skbs);
 	return err;
