@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table of bench/hook/run.sh's results.
 
-    report.py FILE.jsonl
+    report.py FILE.jsonl [--metric med|min|total]
 
 A run's time per packet is the median of its chunks' (chunk_ps_med,
 see nfcf_hookbench.c), which a chunk during which the host took the
@@ -13,7 +13,9 @@ the median of the time over the no-hook baseline of the same round (ns),
 its min-max over the rounds, the spread max/min of the contender's own
 time per packet (baseline included: the method's stability), the spread
 of the time over the baseline (what the ratios rest on), the spread of
-the total, and the ratio of the median over baseline to nftables'.  Then the verdicts: drops per packet (0% mix: the false
+the total, and the ratio of the median over baseline to nftables'.
+--metric min takes each run's fastest chunk instead, --metric total its
+whole time.  Then the verdicts: drops per packet (0% mix: the false
 positives; 100%: all) and any run whose verdicts are off.  Then issue 18's
 targets.  Exit status 1 if a run failed or a verdict is off.
 """
@@ -32,6 +34,9 @@ def spread(xs):
 
 
 def main():
+    metric = "med"
+    if len(sys.argv) > 3 and sys.argv[2] == "--metric":
+        metric = sys.argv[3]
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     bad = 0
     runs = [r for r in rows if r.get("type") == "run"]
@@ -47,7 +52,9 @@ def main():
     tot = {}
     for r in runs:
         key = (r["family"], r["flows"], r["match"], r["contender"])
-        per.setdefault(key, {})[r["rep"]] = r["chunk_ps_med"] / 1000
+        per.setdefault(key, {})[r["rep"]] = (
+            r["ns"] / r["packets"] if metric == "total"
+            else r["chunk_ps_" + metric] / 1000)
         tot.setdefault(key, []).append(r["ns"] / r["packets"])
         drops.setdefault(key, []).append((r["drop"], r["packets"], r["other"],
                                           r.get("err", 0)))
