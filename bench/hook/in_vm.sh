@@ -132,7 +132,7 @@ run() {
 	fi
 	# "k=v k=v ..." -> JSON numbers
 	echo "HB-JSON {\"type\":\"run\",\"contender\":\"$c\",\"rep\":$r,$(
-		echo "$out" | sed 's/\([a-z]*\)=\([-0-9]*\)/"\1":\2/g; s/ /,/g')}"
+		echo "$out" | sed 's/\([a-z_]*\)=\([-0-9]*\)/"\1":\2/g; s/ /,/g')}"
 }
 
 # --- start ---
