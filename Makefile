@@ -8,6 +8,8 @@
 #   make bench-core benchmark the filter core in userspace
 #   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about an
 #                   hour: 1M flows); make bench runs bench-core, then bench-nf
+#   make bench-hook the prerouting hooks of the same contenders timed in the
+#                   kernel, in the VM (bench/hook/run.sh; work in progress)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
 #                   $(PREFIX)/share/man/man8; DESTDIR and PREFIX (default
@@ -26,7 +28,7 @@
 KVER ?= $(eval KVER := $$(shell scripts/kver.sh))$(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf deps clean
+.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook deps clean
 
 all: module cfctl
 
@@ -79,6 +81,9 @@ bench-core: deps
 
 bench-nf: deps
 	bench/nf/run.sh
+
+bench-hook: deps
+	bench/hook/run.sh
 
 bench: bench-core
 	$(MAKE) bench-nf
