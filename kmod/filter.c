@@ -9,8 +9,6 @@
 #include <linux/string.h>
 
 #include "filter.h"
-#include "netns.h"
-#include "hook.h"
 
 /* Entries a batch handles between two chances to reschedule. */
 #define NFCF_RESCHED_EVERY	256
@@ -377,39 +375,20 @@ static int nfcf_filter_publish_conf(struct nfcf_filter *f,
  * @what:	mask of NFCF_CONF_* saying which of @val to take
  *
  * Publishes a new struct nfcf_conf; the old one is freed after a grace
- * period.  A change of ENABLED also registers (before the filter is
- * enabled) or unregisters (after it is disabled) the namespace's netfilter
- * hooks, under the namespace's lock: see hook.c.
- * Return: 0, -ENOMEM, a hook registration error (nothing changed) or
- * -ENOENT (removed meanwhile).
+ * period.  The netfilter hooks an ENABLED change needs are the caller's
+ * (nfcf_net_update_conf()): registered before, unregistered after.
+ * Return: 0, -ENOMEM or -ENOENT (removed meanwhile).
  */
 int nfcf_filter_update_conf(struct nfcf_filter *f, const struct nfcf_conf *val,
 			    u32 what)
 {
-	struct nfcf_net *nn = (what & NFCF_CONF_ENABLED) ? f->nn : NULL;
 	int err;
 
-	if (nn)
-		mutex_lock(&nn->lock);
 	err = nfcf_batch_lock(f);
 	if (err)
-		goto out;
-	if (nn && val->enabled) {
-		err = nfcf_hooks_sync(nn, f);
-		if (err) {
-			mutex_unlock(&f->lock);
-			nfcf_hooks_sync(nn, NULL);
-			goto out;
-		}
-	}
+		return err;
 	err = nfcf_filter_publish_conf(f, val, what);
 	mutex_unlock(&f->lock);
-	/* Drop what is no longer needed (or was taken for nothing). */
-	if (nn && (err || !val->enabled))
-		nfcf_hooks_sync(nn, NULL);
-out:
-	if (nn)
-		mutex_unlock(&nn->lock);
 	return err;
 }
 

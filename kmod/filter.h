@@ -32,8 +32,6 @@
 #include "cuckoo.h"
 #include "flowkey.h"
 
-struct nfcf_net;
-
 /**
  * struct nfcf_conf - what the packet path reads on each match
  * @mark:	mark value for NF_CUCKOO_ACTION_MARK
@@ -101,8 +99,6 @@ struct nfcf_hook_link {
  * @charge:	bytes charged to the namespace's and the module's ceilings
  *		from nfcf_net_reserve() until it leaves the namespace's table;
  *		fixed by nfcf_filter_prepare(), before the table exists
- * @nn:		the namespace whose table took it (set once, by
- *		nfcf_net_insert()); NF_CUCKOO_CMD_SET of ENABLED syncs its hooks
  * @load_off:	while loading: bytes of table received so far
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
@@ -125,7 +121,6 @@ struct nfcf_filter {
 	struct rcu_head rcu;
 	unsigned int gen;
 	u64 charge;
-	struct nfcf_net *nn;
 	u64 load_off;
 	u64 load_total;
 	u32 load_portid;

@@ -568,11 +568,15 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out;
 	}
-	err = nfcf_filter_update_conf(f, &val, what);
+	err = nfcf_net_update_conf(nfcf_net(genl_info_net(info)), f, &val,
+				   what);
 	if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
-	else if (err)
+	else if (err == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+	else if (err)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "cannot register the filter's netfilter hook");
 out:
 	nfcf_filter_put(f);
 	return err;

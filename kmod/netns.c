@@ -205,7 +205,6 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 			goto out;
 		}
 	}
-	f->nn = nn;
 	nfcf_gen_bump(&nn->gen);
 	list_add_tail(&f->node, &nn->filters);
 out:
@@ -274,6 +273,39 @@ bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f)
 	if (removed)
 		nfcf_filter_put(f);
 	return removed;
+}
+
+/**
+ * nfcf_net_update_conf - change a filter's packet-path settings
+ * @nn:		its namespace
+ * @f:		the filter (the caller holds a reference)
+ * @val:	new values
+ * @what:	mask of NFCF_CONF_* saying which of @val to take
+ *
+ * The filter layer knows nothing of netfilter: a change of ENABLED
+ * registers the namespace's hooks here first (before the filter is
+ * enabled) or unregisters them after (once it is disabled), under the
+ * namespace's lock, which every change of ENABLED takes.
+ * Return: 0, -ENOMEM, -ENOENT (removed meanwhile) or a hook registration
+ * error (-E2BIG; nothing changed).
+ */
+int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
+			 const struct nfcf_conf *val, u32 what)
+{
+	int err = 0;
+
+	if (!(what & NFCF_CONF_ENABLED))
+		return nfcf_filter_update_conf(f, val, what);
+	mutex_lock(&nn->lock);
+	if (val->enabled)
+		err = nfcf_hooks_sync(nn, f);
+	if (!err)
+		err = nfcf_filter_update_conf(f, val, what);
+	/* Drop what is no longer needed (or was taken for nothing). */
+	if (err || !val->enabled)
+		nfcf_hooks_sync(nn, NULL);
+	mutex_unlock(&nn->lock);
+	return err;
 }
 
 /**

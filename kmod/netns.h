@@ -51,6 +51,8 @@ struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 				    bool loading_ok);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
+int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
+			 const struct nfcf_conf *val, u32 what);
 void nfcf_net_abort_loads(struct net *net, u32 portid);
 
 int nfcf_netns_init(void);

@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 5
+plan 8
 
 "$CFCTL" create late family ip key src capacity 100 priority 5000
 "$CFCTL" add late src 192.0.2.1
@@ -39,5 +39,15 @@ fi
 [ "$(filters | grep -c .)" = 1024 ] && ! filters | grep -qx late &&
 	ok "... and leaves no filter behind" ||
 	not_ok "... and leaves no filter behind" "$(filters | grep -v '^h')"
+
+# A disabled filter there needs no hook and can be made; enabling it
+# needs one, and SET says that is what failed (it said "out of memory").
+check "a disabled filter at a 1025th priority can be made" \
+	"$CFCTL" create off family ip key src capacity 1 priority 3000 disabled
+expect "enabling it: SET says which hook failed" 3 \
+	"$HOOK.*\(Argument list too long\)" "$CFCTL" set off enable
+[ "$(jfield off 'f["enabled"]')" = False ] &&
+	ok "... and the filter stays disabled" ||
+	not_ok "... and the filter stays disabled" "$(jfield off 'f')"
 
 finish
