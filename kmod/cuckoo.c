@@ -426,12 +426,86 @@ static bool cf_contains_hashed(const struct cuckoo_filter *cf,
 	}
 }
 
+/* A miss that overlapped a move: look again, out of the packet path. */
+static cf_slowpath bool cf_contains_again(const struct cuckoo_filter *cf,
+					  struct cf_hash h)
+{
+	return cf_contains_hashed(cf, &h);
+}
+
+/*
+ * One lookup of a hashed key, for one geometry, all of it inline: the
+ * packet path's.  The sequence counter's protocol is cf_contains_hashed()'s,
+ * but its loop is split so that the answer is not a branch: the counter is
+ * read again after a hit too (it sits in a line of its own that lookups
+ * only read, so in cache), and the one branch asks "hit, or a miss that
+ * stands", which is true whatever the answer unless a move overlapped the
+ * lookup.  A branch on the answer itself would be guessed wrong for half
+ * the keys of a mixed stream, and each wrong guess throws away the work of
+ * the lookups the CPU had started after it.
+ */
+static __always_inline bool cf_lookup(const struct cuckoo_filter *cf,
+				      struct cf_hash h,
+				      unsigned int f, unsigned int b)
+{
+	u32 seq = CF_READ(cf->seq);
+	bool hit, stands;
+
+	cf_rmb();
+	hit = cf_probe(cf, &h, f, b);
+	cf_rmb();
+	stands = !(seq & 1) & (CF_READ(cf->seq) == seq);
+	if (likely(hit | stands))
+		return hit;
+	return cf_contains_again(cf, h);
+}
+
+/*
+ * Geometries whose buckets are not one word (f = 32, and the generic
+ * layout), out of line: their bucket loops need registers that the
+ * one-word layouts would otherwise save and restore on every lookup.
+ */
+static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
+				       struct cf_hash h)
+{
+	if (cf->layout == CF_LAYOUT_F32_B4)
+		return cf_lookup(cf, h, 32, 4);
+	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
+}
+
+/*
+ * The packet path: the module looks up one key per packet.  Hashing comes
+ * first, then one dispatch on the layout; cf_probe() issues the loads of
+ * both buckets (and of the victim) before it compares either.  The hash
+ * travels by value and the rare paths (wide buckets, a miss during a
+ * move) are calls, so that the hot path keeps it in registers: no spill
+ * and reload between the hash and the loads, and few registers to save.
+ */
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 {
 	struct cf_hash h;
 
-	cf_hash_key(cf, key, len, &h);
-	return cf_contains_hashed(cf, &h);
+	/*
+	 * jhash unrolled for a constant length: no loop and no jump into
+	 * the tail, so fewer instructions for the CPU to hold while the
+	 * loads wait.  The packet path's key and 64-bit integers.
+	 */
+	if (len == CF_KEY_LEN_FLOW)
+		cf_hash_key(cf, key, CF_KEY_LEN_FLOW, &h);
+	else if (len == sizeof(u64))
+		cf_hash_key(cf, key, sizeof(u64), &h);
+	else
+		cf_hash_key(cf, key, len, &h);
+	switch (cf->layout) {
+	case CF_LAYOUT_F8_B4:
+		return cf_lookup(cf, h, 8, 4);
+	case CF_LAYOUT_F12_B4:
+		return cf_lookup(cf, h, 12, 4);
+	case CF_LAYOUT_F16_B4:
+		return cf_lookup(cf, h, 16, 4);
+	default:
+		return cf_lookup_wide(cf, h);
+	}
 }
 
 /*
