@@ -3,14 +3,16 @@
  * cg_single: a small driver to count the instructions of one cf_contains()
  * under callgrind (`make -C bench callgrind`):
  *
- *   valgrind --tool=callgrind --callgrind-out-file=cg.out ./cg_single 8
- *   callgrind_annotate --inclusive=yes cg.out | grep cf_contains
+ *   valgrind --tool=callgrind --toggle-collect=cf_contains \
+ *	--callgrind-out-file=cg.out ./cg_single 8
+ *   callgrind_annotate cg.out | grep "PROGRAM TOTALS"
  *
  * It fills an f = 12, b = 4 filter with 65536 keys of LEN bytes (8: a
  * 64-bit integer; otherwise LEN bytes of counter-derived noise, e.g. 40 as
  * the module's struct nf_cuckoo_flow_key), then looks up LOOKUPS keys
  * (default 1000000), half of them present.  Instructions per lookup are
- * cf_contains()'s inclusive count divided by LOOKUPS.
+ * the count collected inside cf_contains() (its callees included) divided
+ * by LOOKUPS.
  */
 #include <stdio.h>
 #include <stdlib.h>

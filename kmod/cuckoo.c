@@ -299,17 +299,26 @@ static __always_inline u64 cf_lane_ones(unsigned int f, unsigned int n)
 }
 
 /*
- * Does some f-bit lane of the b lanes of v equal fp?  x has a zero lane
- * exactly where a slot equals fp, and (x - ones) & ~x & high-bits is
- * non-zero exactly when some lane is zero.
+ * Does some f-bit lane of the b lanes of v equal fp?  fps is fp in every
+ * lane (fp * ones).  x has a zero lane exactly where a slot equals fp, and
+ * (x - ones) & ~x & high-bits is non-zero exactly when some lane is zero.
+ * Bits of v above the b lanes need no masking: a subtraction borrows
+ * upwards only, so they change no bit of a lane, and high-bits has none
+ * of theirs.
  */
+static __always_inline bool cf_word_has_fps(u64 v, u64 fps, unsigned int f,
+					    unsigned int b)
+{
+	u64 ones = cf_lane_ones(f, b);
+	u64 x = v ^ fps;
+
+	return (x - ones) & ~x & (ones << (f - 1));
+}
+
 static __always_inline bool cf_word_has(u64 v, u32 fp, unsigned int f,
 					unsigned int b)
 {
-	u64 ones = cf_lane_ones(f, b);
-	u64 x = (v & cf_low_mask(f * b)) ^ (fp * ones);
-
-	return (x - ones) & ~x & (ones << (f - 1));
+	return cf_word_has_fps(v, fp * cf_lane_ones(f, b), f, b);
 }
 
 /* Buckets of at most 64 bits are read and compared as one word. */
@@ -380,10 +389,23 @@ static __always_inline bool cf_probe(const struct cuckoo_filter *cf,
 				     const struct cf_hash *h,
 				     unsigned int f, unsigned int b)
 {
-	bool in1 = cf_bucket_has(cf->table, h->i1, h->fp, f, b);
-	bool in2 = cf_bucket_has(cf->table, h->i2, h->fp, f, b);
-	bool in_victim = cf_victim_is(cf, h);
+	const u64 *t = cf->table;
+	bool in1, in2, in_victim;
+	u64 fps;
 
+	if (cf_small_buckets(f, b)) {
+		/*
+		 * fp in every lane by one multiply with cf->lane_ones, where
+		 * the constant would take a chain of shifts and adds.
+		 */
+		fps = (u64)h->fp * cf->lane_ones;
+		in1 = cf_word_has_fps(cf_bucket_bits(t, h->i1, f, b), fps, f, b);
+		in2 = cf_word_has_fps(cf_bucket_bits(t, h->i2, f, b), fps, f, b);
+	} else {
+		in1 = cf_bucket_has(t, h->i1, h->fp, f, b);
+		in2 = cf_bucket_has(t, h->i2, h->fp, f, b);
+	}
+	in_victim = cf_victim_is(cf, h);
 	return in1 | in2 | in_victim;
 }
 
@@ -485,17 +507,7 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 {
 	struct cf_hash h;
 
-	/*
-	 * jhash unrolled for a constant length: no loop and no jump into
-	 * the tail, so fewer instructions for the CPU to hold while the
-	 * loads wait.  The packet path's key and 64-bit integers.
-	 */
-	if (len == CF_KEY_LEN_FLOW)
-		cf_hash_key(cf, key, CF_KEY_LEN_FLOW, &h);
-	else if (len == sizeof(u64))
-		cf_hash_key(cf, key, sizeof(u64), &h);
-	else
-		cf_hash_key(cf, key, len, &h);
+	cf_hash_key(cf, key, len, &h);
 	switch (cf->layout) {
 	case CF_LAYOUT_F8_B4:
 		return cf_lookup(cf, h, 8, 4);
