@@ -88,11 +88,6 @@
 #define CF_MAX_KICKS_MAX	8192
 /* Bucket indexes are 32 bits wide; keep one spare for arithmetic. */
 #define CF_NBUCKETS_MAX		0x80000000ULL
-/*
- * The module's key, struct nf_cuckoo_flow_key, is this long (filter.c
- * checks): cf_contains() hashes keys of this length without a loop.
- */
-#define CF_KEY_LEN_FLOW		40
 /* Parts per billion: the unit of a target false-positive rate. */
 #define CF_PPB			1000000000U
 

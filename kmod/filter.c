@@ -177,9 +177,6 @@ static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
 	}
 }
 
-/* cf_contains() unrolls its hash for keys of this length. */
-static_assert(sizeof(struct nf_cuckoo_flow_key) == CF_KEY_LEN_FLOW);
-
 static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k)
 {
 	return cf_contains(f->cf, k, sizeof(*k));
