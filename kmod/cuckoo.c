@@ -449,8 +449,8 @@ static bool cf_contains_hashed(const struct cuckoo_filter *cf,
 }
 
 /* A miss that overlapped a move: look again, out of the packet path. */
-static cf_slowpath bool cf_contains_again(const struct cuckoo_filter *cf,
-					  struct cf_hash h)
+static cf_noinline cf_cold bool cf_contains_again(const struct cuckoo_filter *cf,
+					     struct cf_hash h)
 {
 	return cf_contains_hashed(cf, &h);
 }
@@ -476,7 +476,7 @@ static __always_inline bool cf_lookup(const struct cuckoo_filter *cf,
 	cf_rmb();
 	hit = cf_probe(cf, &h, f, b);
 	cf_rmb();
-	stands = !(seq & 1) & (CF_READ(cf->seq) == seq);
+	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
 	if (likely(hit | stands))
 		return hit;
 	return cf_contains_again(cf, h);
