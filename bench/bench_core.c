@@ -14,7 +14,10 @@
  *             rate in three load phases, failures, bits per item
  *   lookup    lookups/s, "mode":"single" (cf_contains() in a loop) or
  *             "batch" (cf_contains_batch() over "batch" keys at a time),
- *             "positive" = fraction of queries that were inserted
+ *             "positive" = fraction of queries that were inserted;
+ *             "mode":"chain": the latency of one lookup, "ns" per lookup
+ *             (median, and "ns_min"/"ns_max" over the repetitions) when
+ *             each lookup waits for the one before (see bench_chain())
  *   sweep     batched lookups/s for several batch sizes
  *   fpr       measured false-positive rate over the absent keys
  *   space     bits per item for a range of capacities (no fill)
@@ -86,6 +89,8 @@ static u32 batch_default = 64;
 static int quick;
 static u64 lookup_min_ops = 8u << 20;	/* per timed repetition */
 static int do_f12 = 1, do_f16 = 1, no_sweep;
+static u64 chain_ops = 4u << 20;	/* per timed repetition */
+static u32 chain_pool = 1u << 20;	/* pairs of keys; a power of two */
 static size_t custom_n;
 
 /* ------------------------------------------------------------------ */
@@ -509,6 +514,117 @@ static double bench_hash(const u8 *q, size_t n, u32 len)
 	return m;
 }
 
+/*
+ * The chain: 2 * chain_pool keys of one kind, half of them present (keys
+ * of set 0 below n), shuffled.
+ */
+static u8 *chain_queries(enum kind k, size_t n)
+{
+	u32 len = kind_len[k];
+	size_t m = 2 * (size_t)chain_pool, i;
+	u8 *q = xmalloc(m * len);
+
+	for (i = 0; i < m; i++)
+		make_key(k, i < m / 2 ? 0 : 1, i < m / 2 ? rng_below(n) : i,
+			 q + i * len);
+	shuffle_rows(q, m, len);
+	return q;
+}
+
+/* No later instruction starts before every earlier one has completed. */
+static inline void serialise(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("lfence" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/*
+ * Single-lookup latency, what a packet pays: lookup i asks key
+ * 2 (i mod chain_pool) + (answer of lookup i - 1) of the chain's keys, so
+ * no lookup can start before the one before it has answered.  The keys
+ * stream from the pool in order, so the hardware prefetcher keeps them in
+ * L1 as a packet's key is, and every lookup reads buckets of its own.  An
+ * answer computed by a branch would let the CPU guess it and start the
+ * next lookup early: on x86 an lfence after each lookup holds the next one
+ * back until this one is done, whatever the code.  bench/ref_latency.cc
+ * measures the reference the same way.  Median ns per lookup; *lo and *hi
+ * the fastest and slowest repetition.
+ */
+static double bench_chain(const struct cuckoo_filter *cf, const u8 *q,
+			  u32 len, double *lo, double *hi, u64 *hits)
+{
+	double *t = xmalloc(reps * sizeof(double)), m;
+	u64 mask = chain_pool - 1;
+	int r;
+
+	for (r = 0; r < reps; r++) {
+		u64 i, ans = 0, h = 0;
+		double t0 = now();
+
+		for (i = 0; i < chain_ops; i++) {
+			ans = cf_contains(cf, q + (2 * (i & mask) + ans) * len,
+					  len);
+			serialise();
+			h += ans;
+		}
+		t[r] = (now() - t0) * 1e9 / chain_ops;
+		*hits = h;
+		sink += h;
+	}
+	m = median(t, reps);	/* sorts t */
+	*lo = t[0];
+	*hi = t[reps - 1];
+	free(t);
+	return m;
+}
+
+static void report_chain(const struct cuckoo_filter *cf, enum kind k,
+			 size_t n, u8 f)
+{
+	u8 *q = chain_queries(k, n);
+	double lo, hi, ns;
+	u64 hits = 0;
+
+	ns = bench_chain(cf, q, kind_len[k], &lo, &hi, &hits);
+	json("\"op\":\"lookup\",\"keys\":\"%s\",\"n\":%zu,\"f\":%u,\"b\":4,"
+	     "\"mode\":\"chain\",\"positive\":0.5,\"ns\":%.2f,"
+	     "\"ns_min\":%.2f,\"ns_max\":%.2f,\"lookups\":%llu,"
+	     "\"hits\":%llu",
+	     kind_name[k], n, f, ns, lo, hi, (unsigned long long)chain_ops,
+	     (unsigned long long)hits);
+	human("         chain (each lookup waits for the last), 50%%: "
+	      "%.1f ns per lookup (%.1f-%.1f)\n", ns, lo, hi);
+	free(q);
+}
+
+/*
+ * Chain latency alone, f = 12, for sizes whose full run would hold too
+ * many keys in memory: the filter is filled key by key.
+ */
+static void bench_chain_only(enum kind k, size_t n)
+{
+	u32 len = kind_len[k];
+	struct cuckoo_filter *cf = make_filter(n, 12);
+	u8 key[sizeof(struct nf_cuckoo_flow_key)];
+	u64 fails = 0;
+	double t0 = now();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		make_key(k, 0, i, key);
+		fails += cf_add(cf, key, len) != 0;
+	}
+	human("== %s keys, n = %zu (%u-byte keys), f = 12: chain only "
+	      "(filled in %.1f s, %llu failed) ==\n", kind_name[k], n, len,
+	      now() - t0, (unsigned long long)fails);
+	report_chain(cf, k, n, 12);
+	human("\n");
+	cf_free(cf);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct summary {
@@ -614,6 +730,7 @@ static void bench_config(enum kind k, size_t n, int sweep)
 		      single[0], single[1], single[2]);
 		human("         batch(%3u)           %7.1f  %7.1f  %7.1f\n",
 		      batch_default, batch[0], batch[1], batch[2]);
+		report_chain(cf, k, n, f);
 		if (is_ref && n == 1u << 20)
 			human("         reference (efficient/cuckoofilter, recorded on this machine): "
 			      "insert %.1f M/s, lookup %.0f-%.0f M/s, %.2f bits/item, FPR %.3f%%\n",
@@ -804,12 +921,13 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S]\n"
-		"  -q  quick: 1M u64 keys only, 2 repetitions\n"
+		"  -q  quick: 1M u64 keys only, 2 repetitions, short chains\n"
 		"  -r  repetitions per figure (median reported), default 3\n"
 		"  -B  batch size for the batched lookup rows, default 64\n"
 		"  -c  pin to this CPU\n"
 		"  -k, -n, -f  run only these key kinds, sizes, fingerprint sizes\n"
 		"  -N  run this one number of keys instead of 1M and 16M\n"
+		"      (16M: IPv4 and IPv6 keys get the chain latency only)\n"
 		"  -S  skip the batch-size sweeps\n");
 	exit(2);
 }
@@ -873,6 +991,8 @@ int main(int argc, char **argv)
 			reps = 2;
 		do_v4 = do_v6 = do_16m = 0;
 		lookup_min_ops = 4u << 20;
+		chain_ops = 1u << 20;
+		chain_pool = 1u << 16;
 	}
 	hitbuf = xmalloc(4096);
 	print_env();
@@ -895,6 +1015,10 @@ int main(int argc, char **argv)
 		bench_config(K_V4, 1u << 20, 0);
 	if (do_v6 && do_1m)
 		bench_config(K_V6, 1u << 20, 0);
+	if (do_v4 && do_16m)
+		bench_chain_only(K_V4, 1u << 24);
+	if (do_v6 && do_16m)
+		bench_chain_only(K_V6, 1u << 24);
 	print_summary(worst);
 	human("\n(checksum %llu)\n", (unsigned long long)sink);
 	json("\"op\":\"done\",\"checksum\":%llu", (unsigned long long)sink);

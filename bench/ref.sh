@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench/ref.sh REF [N] [ROUNDS]
+# bench/ref.sh --latency REF_LATENCY [N] [ROUNDS]
 #
 # nf_cuckoo's core against the paper authors' reference implementation, at
 # the same moment on the same core.  Speeds on a shared VM drift by up to
@@ -23,16 +24,83 @@
 # with more flags: the reference's own Makefile builds with -O3
 # -march=core-avx2, so CFLAGS_EXTRA=-march=x86-64-v3 compares like with
 # like.  Exits non-zero if a run fails.
+#
+# --latency: single lookups, what the packet path pays.  REF_LATENCY is
+# bench/ref_latency.cc built against the reference's headers:
+#
+#   git clone https://github.com/efficient/cuckoofilter
+#   g++ -O3 -DNDEBUG -march=core-avx2 -std=c++11 -Icuckoofilter/src \
+#       -o ref_latency bench/ref_latency.cc
+#   bench/ref.sh --latency ./ref_latency
+#
+# Each round runs it and bench_core on the same CPU, one after the other,
+# and prints the throughput of independent single lookups (M/s at 0%,
+# 50% and 100% found) and the latency of dependent ones ("chain": each
+# lookup's key depends on the answer before, ns per lookup) of both, and
+# their ratios; then the median and range of the ratios over the rounds.
 set -u
+latency=0
+if [ "${1:-}" = --latency ]; then
+	latency=1
+	shift
+fi
+ref=${1:?usage: bench/ref.sh [--latency] REF_BINARY [N] [ROUNDS]}
+case $ref in /*) ;; *) ref=$PWD/$ref ;; esac
 cd "$(dirname "$0")" || exit 1
-
-ref=${1:?usage: bench/ref.sh REF_BINARY [N] [ROUNDS]}
 n=${2:-16000000}
 rounds=${3:-3}
 cpu=${REF_CPU:-1}
 
 [ -x "$ref" ] || { echo "bench/ref.sh: $ref is not an executable" >&2; exit 1; }
 make -s bench_core || exit 1
+
+if [ "$latency" = 1 ]; then
+	printf '%-6s %-22s %8s %8s %8s %10s\n' round "single M/s at found:" \
+	       0% 50% 100% "chain ns"
+	ratios=
+	for r in $(seq 1 "$rounds"); do
+		refs=$(taskset -c "$cpu" "$ref" "$n" 1 2>/dev/null |
+		       awk '$1 == "single" { s[$2 + 0] = $3 }
+			    $1 == "chain" { c = $3 }
+			    END { if (c != "") print s[0], s[0.5], s[1], c }')
+		[ "$(wc -w <<<"$refs")" = 4 ] ||
+			{ echo "bench/ref.sh: $ref $n failed" >&2; exit 1; }
+		ours=$(./bench_core -c "$cpu" -k u64 -N "$n" -f 12 -S -r 1 \
+		       2>/dev/null |
+		       awk -F'"mode":"|"positive":|,"mops":|,"ns":|,"hits"|,"ns_min"' '
+			/"op":"lookup"/ { split($2, m, "\""); v[m[1], $3 + 0] = $4 }
+			END { print v["single", 0], v["single", 0.5],
+				    v["single", 1], v["chain", 0.5] }')
+		[ "$(wc -w <<<"$ours")" = 4 ] ||
+			{ echo "bench/ref.sh: bench_core failed" >&2; exit 1; }
+		line=$(awk -v r="$r" -v ref="$refs" -v ours="$ours" 'BEGIN {
+			split(ref, f); split(ours, o)
+			printf "%-6s %-22s %8.1f %8.1f %8.1f %10.1f\n", r, "reference", f[1], f[2], f[3], f[4]
+			printf "%-6s %-22s %8.1f %8.1f %8.1f %10.1f\n", "", "nf_cuckoo", o[1], o[2], o[3], o[4]
+			printf "%-6s %-22s %7.2fx %7.2fx %7.2fx %9.2fx\n", "", "nf_cuckoo / reference",
+			       o[1] / f[1], o[2] / f[2], o[3] / f[3], o[4] / f[4]
+			printf "R %f %f %f %f\n", o[1] / f[1], o[2] / f[2], o[3] / f[3], o[4] / f[4]
+		}')
+		grep -v '^R ' <<<"$line"
+		ratios+=$(grep '^R ' <<<"$line")$'\n'
+	done
+	# Median and range of each ratio over the rounds.
+	printf '%s' "$ratios" | awk -v rounds="$rounds" '
+		{ for (i = 2; i <= 5; i++) v[i, NR] = $i }
+		END {
+			printf "%-29s", "ratios over " NR " rounds:"
+			for (i = 2; i <= 5; i++) {
+				n = 0
+				for (j = 1; j <= NR; j++) a[++n] = v[i, j]
+				for (x = 1; x <= n; x++) for (y = x + 1; y <= n; y++)
+					if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+				med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+				printf " %.2fx (%.2f-%.2f)", med, a[1], a[n]
+			}
+			printf "  [single 0%%, 50%%, 100%%; chain]\n"
+		}'
+	exit 0
+fi
 
 printf '%-6s %-22s %8s %8s %8s\n' round "M lookups/s at found:" 0% 50% 100%
 for r in $(seq 1 "$rounds"); do

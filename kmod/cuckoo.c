@@ -299,17 +299,26 @@ static __always_inline u64 cf_lane_ones(unsigned int f, unsigned int n)
 }
 
 /*
- * Does some f-bit lane of the b lanes of v equal fp?  x has a zero lane
- * exactly where a slot equals fp, and (x - ones) & ~x & high-bits is
- * non-zero exactly when some lane is zero.
+ * Does some f-bit lane of the b lanes of v equal fp?  fps is fp in every
+ * lane (fp * ones).  x has a zero lane exactly where a slot equals fp, and
+ * (x - ones) & ~x & high-bits is non-zero exactly when some lane is zero.
+ * Bits of v above the b lanes need no masking: a subtraction borrows
+ * upwards only, so they change no bit of a lane, and high-bits has none
+ * of theirs.
  */
+static __always_inline bool cf_word_has_fps(u64 v, u64 fps, unsigned int f,
+					    unsigned int b)
+{
+	u64 ones = cf_lane_ones(f, b);
+	u64 x = v ^ fps;
+
+	return (x - ones) & ~x & (ones << (f - 1));
+}
+
 static __always_inline bool cf_word_has(u64 v, u32 fp, unsigned int f,
 					unsigned int b)
 {
-	u64 ones = cf_lane_ones(f, b);
-	u64 x = (v & cf_low_mask(f * b)) ^ (fp * ones);
-
-	return (x - ones) & ~x & (ones << (f - 1));
+	return cf_word_has_fps(v, fp * cf_lane_ones(f, b), f, b);
 }
 
 /* Buckets of at most 64 bits are read and compared as one word. */
@@ -380,10 +389,23 @@ static __always_inline bool cf_probe(const struct cuckoo_filter *cf,
 				     const struct cf_hash *h,
 				     unsigned int f, unsigned int b)
 {
-	bool in1 = cf_bucket_has(cf->table, h->i1, h->fp, f, b);
-	bool in2 = cf_bucket_has(cf->table, h->i2, h->fp, f, b);
-	bool in_victim = cf_victim_is(cf, h);
+	const u64 *t = cf->table;
+	bool in1, in2, in_victim;
+	u64 fps;
 
+	if (cf_small_buckets(f, b)) {
+		/*
+		 * fp in every lane by one multiply with cf->lane_ones, where
+		 * the constant would take a chain of shifts and adds.
+		 */
+		fps = (u64)h->fp * cf->lane_ones;
+		in1 = cf_word_has_fps(cf_bucket_bits(t, h->i1, f, b), fps, f, b);
+		in2 = cf_word_has_fps(cf_bucket_bits(t, h->i2, f, b), fps, f, b);
+	} else {
+		in1 = cf_bucket_has(t, h->i1, h->fp, f, b);
+		in2 = cf_bucket_has(t, h->i2, h->fp, f, b);
+	}
+	in_victim = cf_victim_is(cf, h);
 	return in1 | in2 | in_victim;
 }
 
@@ -426,12 +448,76 @@ static bool cf_contains_hashed(const struct cuckoo_filter *cf,
 	}
 }
 
+/* A miss that overlapped a move: look again, out of the packet path. */
+static cf_noinline cf_cold bool cf_contains_again(const struct cuckoo_filter *cf,
+					     struct cf_hash h)
+{
+	return cf_contains_hashed(cf, &h);
+}
+
+/*
+ * One lookup of a hashed key, for one geometry, all of it inline: the
+ * packet path's.  The sequence counter's protocol is cf_contains_hashed()'s,
+ * but its loop is split so that the answer is not a branch: the counter is
+ * read again after a hit too (it sits in a line of its own that lookups
+ * only read, so in cache), and the one branch asks "hit, or a miss that
+ * stands", which is true whatever the answer unless a move overlapped the
+ * lookup.  A branch on the answer itself would be guessed wrong for half
+ * the keys of a mixed stream, and each wrong guess throws away the work of
+ * the lookups the CPU had started after it.
+ */
+static __always_inline bool cf_lookup(const struct cuckoo_filter *cf,
+				      struct cf_hash h,
+				      unsigned int f, unsigned int b)
+{
+	u32 seq = CF_READ(cf->seq);
+	bool hit, stands;
+
+	cf_rmb();
+	hit = cf_probe(cf, &h, f, b);
+	cf_rmb();
+	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
+	if (likely(hit | stands))
+		return hit;
+	return cf_contains_again(cf, h);
+}
+
+/*
+ * Geometries whose buckets are not one word (f = 32, and the generic
+ * layout), out of line: their bucket loops need registers that the
+ * one-word layouts would otherwise save and restore on every lookup.
+ */
+static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
+				       struct cf_hash h)
+{
+	if (cf->layout == CF_LAYOUT_F32_B4)
+		return cf_lookup(cf, h, 32, 4);
+	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
+}
+
+/*
+ * The packet path: the module looks up one key per packet.  Hashing comes
+ * first, then one dispatch on the layout; cf_probe() issues the loads of
+ * both buckets (and of the victim) before it compares either.  The hash
+ * travels by value and the rare paths (wide buckets, a miss during a
+ * move) are calls, so that the hot path keeps it in registers: no spill
+ * and reload between the hash and the loads, and few registers to save.
+ */
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 {
 	struct cf_hash h;
 
 	cf_hash_key(cf, key, len, &h);
-	return cf_contains_hashed(cf, &h);
+	switch (cf->layout) {
+	case CF_LAYOUT_F8_B4:
+		return cf_lookup(cf, h, 8, 4);
+	case CF_LAYOUT_F12_B4:
+		return cf_lookup(cf, h, 12, 4);
+	case CF_LAYOUT_F16_B4:
+		return cf_lookup(cf, h, 16, 4);
+	default:
+		return cf_lookup_wide(cf, h);
+	}
 }
 
 /*

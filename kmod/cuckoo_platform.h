@@ -69,6 +69,10 @@
  * moving fingerprints must not be interrupted by a reader on its own CPU,
  * or that reader would wait forever for the move to finish.
  */
+/* Out of line; and rarely run, for the compiler's layout. */
+#define cf_noinline		noinline
+#define cf_cold			__cold
+
 #define cf_write_lock_bh()	local_bh_disable()
 #define cf_write_unlock_bh()	local_bh_enable()
 
@@ -151,6 +155,8 @@ typedef uint64_t u64;
 #endif
 #define CF_ATTR(a)		__attribute__((a))
 #define ____cacheline_aligned	CF_ATTR(__aligned__(64))
+#define cf_noinline		CF_ATTR(__noinline__)
+#define cf_cold			CF_ATTR(__cold__)
 
 #define CF_READ(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CF_WRITE(x, v)		__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
