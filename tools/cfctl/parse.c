@@ -517,14 +517,7 @@ int image_version(const uint8_t *img, size_t len)
 
 int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
 {
-	uint32_t magic;
-	uint16_t version;
-
-	if (len != IMAGE_V2_LEN)
-		return -1;
-	memcpy(&magic, img, sizeof(magic));
-	memcpy(&version, img + 4, sizeof(version));
-	if (magic != IMAGE_V2_MAGIC || version != 2)
+	if (len != IMAGE_V2_LEN || image_version(img, len) != 2)
 		return -1;
 	memcpy(out, img + IMAGE_V2_TABLE_BYTES, sizeof(*out));
 	return 0;
