@@ -113,6 +113,14 @@ run_lines() {	# KEY: run the unit's KEY lines in order, stop at a failure
 }
 mkdir -p "$SCRATCH/state"
 
+settings() {	# every filter's settings, a line each, counters left out
+	"$CFCTL" -j list | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+	f.pop("stats", None)
+	print(json.dumps(f, sort_keys=True))'
+}
+
 # Three filters of different settings, 100,000 entries between them.
 "$CFCTL" create f4 family ip capacity 60000 hook input priority -10 \
 	action mark 0x42/0xff &&
@@ -137,11 +145,7 @@ EOF
 for f in f4 f6 fi; do
 	"$CFCTL" add -f "$SCRATCH/$f" $f || bail "cannot add the entries of $f"
 done
-"$CFCTL" -j list | python3 -c '
-import json, sys
-for f in json.load(sys.stdin):
-	f.pop("stats", None)
-	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/before"
+settings >"$SCRATCH/before"
 
 out=$(run_lines ExecStop 2>&1)
 [ $? = 0 ] && [ -s "$SCRATCH/state/filters.save" ] &&
@@ -154,11 +158,7 @@ out=$(run_lines ExecStart 2>&1)
 	ok "the unit's ExecStart loads the module and restores" ||
 	not_ok "the unit's ExecStart loads the module and restores" "$out"
 
-"$CFCTL" -j list | python3 -c '
-import json, sys
-for f in json.load(sys.stdin):
-	f.pop("stats", None)
-	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/after"
+settings >"$SCRATCH/after"
 if cmp -s "$SCRATCH/before" "$SCRATCH/after"; then
 	ok "every setting of the three filters is back"
 else
@@ -178,11 +178,7 @@ done
 	bail "cannot change the filters"
 out=$(run_lines ExecReload 2>&1)
 rc=$?
-"$CFCTL" -j list | python3 -c '
-import json, sys
-for f in json.load(sys.stdin):
-	f.pop("stats", None)
-	print(json.dumps(f, sort_keys=True))' >"$SCRATCH/reloaded"
+settings >"$SCRATCH/reloaded"
 [ $rc = 0 ] && cmp -s "$SCRATCH/before" "$SCRATCH/reloaded" &&
 	ok "the unit's ExecReload puts back what the file holds, only that" ||
 	not_ok "the unit's ExecReload puts back what the file holds, only that" \
