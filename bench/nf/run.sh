@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # nf_cuckoo against an nftables set and an ipset: load rate, kernel memory
-# and per-packet cost for the same flows, all in one VM boot.
+# and per-packet cost for the same flows, in one VM boot; then the
+# in-kernel hook benchmark (bench/hook/run.sh, a second boot), whose
+# per-packet figures are the ones the README quotes.
 #
 #   bench/nf/run.sh [--quick] [--flows "N..."] [--reps R] [--rounds R]
 #                   [--slice MS] [--load-max S] [--timeout S]
@@ -61,40 +63,18 @@ mkdir -p "$OUT"
 
 fail() { echo "not ok - bench-nf: $*"; exit 1; }
 
-for what in "module:make -s -C $REPO module" "cfctl:make -s -C $REPO/tools/cfctl" \
-	    "bench/nf:make -s -C $HERE"; do
-	out=$(eval "${what#*:}" 2>&1) ||
-		fail "building ${what%%:*} failed$(printf '\n%s' "$out" | tail -20 | sed 's/^/# /')"
-done
-
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-{
-	printf '{"type":"host","date":"%s","host_cpu":"%s","host_cpus":%s,"loadavg":"%s",' \
-		"$(date -u +%FT%TZ)" "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
-		"$(nproc)" "$(loadavg)"
-	printf '"qemu":"%s","accel":"tcg","smp":2,"mem_mb":%s,"quick":%s,"commit":"%s"}\n' \
-		"$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')" \
-		"$MEM" "$([ "$QUICK" = 1 ] && echo true || echo false)" \
-		"$(git -C "$REPO" describe --always --dirty 2>/dev/null)"
-} >"$JSONL.tmp"
+# shellcheck source=bench/vmrun.sh
+. "$REPO/bench/vmrun.sh"
+bench_build "module:make -s -C $REPO module" "cfctl:make -s -C $REPO/tools/cfctl" \
+	"bench/nf:make -s -C $HERE" || fail "a build failed"
 
 echo "# bench-nf: VM run: flows $FLOWS, loaded $REPS time(s); $ROUNDS rounds of $SLICE ms; timeout $TIMEOUT s"
 # The VM boots the kernel the module was built for.
 kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
-"$REPO/selftests/vm/vm.sh" --timeout "$TIMEOUT" --mem "$MEM" --kver "$kver" \
-	--cwd "$REPO" -- \
+bench_vm "$JSONL" NFB-JSON "$QUICK" "$kver" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --reps "$REPS" --rounds "$ROUNDS" \
-	--slice "$SLICE" --load-max "$LOAD_MAX" 2>&1 |
-	while IFS= read -r line; do
-		case $line in
-		"NFB-JSON "*) printf '%s\n' "${line#NFB-JSON }" >>"$JSONL.tmp" ;;
-		*) printf '# %s\n' "${line#\# }" ;;
-		esac
-	done
-rc=${PIPESTATUS[0]}
-printf '{"type":"host_end","date":"%s","loadavg":"%s"}\n' "$(date -u +%FT%TZ)" \
-	"$(loadavg)" >>"$JSONL.tmp"
-mv "$JSONL.tmp" "$JSONL"
+	--slice "$SLICE" --load-max "$LOAD_MAX"
+rc=$?
 if [ "$rc" != 0 ]; then
 	echo "not ok - bench-nf: the VM run failed (status $rc)"
 	CHARTS=$OUT/failed
@@ -104,4 +84,10 @@ echo "# bench-nf: results in ${JSONL#"$REPO"/}"
 args=("$JSONL" --charts "$CHARTS")
 [ "$QUICK" = 1 ] && args+=(--tap)
 python3 "$HERE/report.py" "${args[@]}" || rc=1
+
+# The per-packet figures to trust come from the in-kernel hook benchmark:
+# the same contenders' prerouting hooks timed alone, in a second boot.
+hook=()
+[ "$QUICK" = 1 ] && hook+=(--quick)
+KVER=$kver "$REPO/bench/hook/run.sh" "${hook[@]}" || rc=1
 exit $((rc != 0))
