@@ -7,9 +7,10 @@
 #                   once, about 20 minutes, then cached)
 #   make bench-core benchmark the filter core in userspace
 #   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about an
-#                   hour: 1M flows); make bench runs bench-core, then bench-nf
-#   make bench-hook the prerouting hooks of the same contenders timed in the
-#                   kernel, in the VM (bench/hook/run.sh; work in progress)
+#                   hour and a half: 1M flows), end to end and then each
+#                   prerouting hook timed in the kernel (bench-hook's run);
+#                   make bench runs bench-core, then bench-nf
+#   make bench-hook the in-kernel hook benchmark alone (bench/hook/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
 #                   $(PREFIX)/share/man/man8; DESTDIR and PREFIX (default

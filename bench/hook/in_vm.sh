@@ -5,13 +5,14 @@
 # (which builds nf_cuckoo.ko, cfctl and nfcf_hookbench.ko first):
 #
 #   in_vm.sh [--flows "N..."] [--families "4 6"] [--reps R]
-#            [--packets P] [--traffic T]
+#            [--packets P] [--traffic T] [--ab KO --ab-name NAME]
 #
 # Contenders, each in its own network namespace hb-C, all loaded at once
 # with the same N flows (nfcf_hookbench.c says which) for both families,
 # everything at prerouting priority raw (-300), action drop:
 #   none        no hook at all (the loop alone: the baseline)
 #   cuckoo-f12  nf_cuckoo filters (family ip, family ip6), fingerprint 12
+#   cuckoo-f16  the same, fingerprint 16
 #   nft         nftables sets of concatenated 5-tuples (tables ip, ip6)
 #   ipset       ipsets hash:ip,port,ip (inet, inet6) and an iptables /
 #               ip6tables rule in the raw table (Debian's iptables: its
@@ -21,6 +22,13 @@
 # every contender in turn (the order rotating from round to round) runs
 # P packets through nfcf_hookbench.  One line "HB-JSON {...}" per run,
 # progress as "# ...".
+#
+# --ab KO: the contenders are no hook and nf_cuckoo alone, which runs
+# each round once with the tree's nf_cuckoo.ko and once with KO (another
+# build of it, reported as contender "cuckoo-ab", NAME saying which), the
+# order alternating from round to round.  The filters are loaded once and
+# saved; a swap unloads one module, loads the other and restores the
+# save, so both look up the same table.
 
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,6 +41,8 @@ FAMILIES="4 6"
 REPS=10
 PACKETS=524288
 TRAFFIC=65536
+AB_KO=
+AB_NAME=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flows) SIZES=$2; shift 2 ;;
@@ -40,10 +50,13 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=$2; shift 2 ;;
 	--packets) PACKETS=$2; shift 2 ;;
 	--traffic) TRAFFIC=$2; shift 2 ;;
+	--ab) AB_KO=$2; shift 2 ;;
+	--ab-name) AB_NAME=$2; shift 2 ;;
 	*) echo "in_vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-CONTENDERS="none cuckoo-f12 nft ipset"
+CONTENDERS="none cuckoo-f12 cuckoo-f16 nft ipset"
+[ -n "$AB_KO" ] && CONTENDERS="none cuckoo-f12"
 W=/tmp/hb
 mkdir -p "$W"
 
@@ -83,11 +96,11 @@ setup() {
 
 	case $c in
 	none) ;;
-	cuckoo-f12)
+	cuckoo-f*)
 		for f in $FAMILIES; do
 			ns "$c" "$CFCTL" create "bench$([ "$f" = 6 ] && echo 6)" \
 				family "ip$([ "$f" = 6 ] && echo 6)" capacity "$n" \
-				fingerprint 12 hook prerouting priority raw action drop &&
+				fingerprint "${c#cuckoo-f}" hook prerouting priority raw action drop &&
 			ns "$c" "$CFCTL" -q restore -f "$W/cf$f.txt" || return 1
 		done ;;
 	nft)
@@ -121,18 +134,49 @@ setup() {
 	esac
 }
 
-# run C FAMILY N MATCH REP: one run, one JSON line.
+# run C FAMILY N MATCH REP [LABEL]: one run in C's namespace, one JSON
+# line naming the contender LABEL (default C).
 run() {
-	local c=$1 f=$2 n=$3 m=$4 r=$5 out
+	local c=$1 f=$2 n=$3 m=$4 r=$5 label=${6:-$1} out
 
 	if ! out=$(ns "$c" sh -c "echo $f $n $m $PACKETS >$RUNF && cat $RUNF" 2>&1); then
 		echo "# run $c $f $n $m failed: $out"
-		echo "HB-JSON {\"type\":\"error\",\"contender\":\"$c\",\"family\":$f,\"flows\":$n,\"match\":$m}"
+		echo "HB-JSON {\"type\":\"error\",\"contender\":\"$label\",\"family\":$f,\"flows\":$n,\"match\":$m}"
 		return
 	fi
 	# "k=v k=v ..." -> JSON numbers
-	echo "HB-JSON {\"type\":\"run\",\"contender\":\"$c\",\"rep\":$r,$(
+	echo "HB-JSON {\"type\":\"run\",\"contender\":\"$label\",\"rep\":$r,$(
 		echo "$out" | sed 's/\([a-z_]*\)=\([-0-9]*\)/"\1":\2/g; s/ /,/g')}"
+}
+
+# use_module KO: nf_cuckoo.ko or KO loaded, holding the saved filters.
+LOADED=
+use_module() {
+	[ "$LOADED" = "$1" ] && return
+	rmmod nf_cuckoo && insmod "$1" &&
+		ns cuckoo-f12 "$CFCTL" -q restore -f "$W/cuckoo.save" || {
+		echo "in_vm.sh: cannot swap to $1" >&2
+		exit 1
+	}
+	LOADED=$1
+}
+
+# ab_round N REP: one round of the --ab comparison.
+ab_round() {
+	local n=$1 r=$2 ko f m label
+
+	for ko in "${ORDER[@]}"; do
+		use_module "$ko"
+		label=cuckoo-f12
+		[ "$ko" = "$AB_KO" ] && label=cuckoo-ab
+		for f in $FAMILIES; do
+			for m in 0 100; do
+				[ "$ko" = "${ORDER[0]}" ] && run none "$f" "$n" "$m" "$r"
+				run cuckoo-f12 "$f" "$n" "$m" "$r" "$label"
+			done
+		done
+	done
+	ORDER=("${ORDER[1]}" "${ORDER[0]}")
 }
 
 # --- start ---
@@ -140,7 +184,7 @@ modprobe -q dummy 2>/dev/null
 insmod "$REPO/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
 insmod "$HERE/nfcf_hookbench.ko" "traffic=$TRAFFIC" ||
 	{ echo "in_vm.sh: cannot load nfcf_hookbench.ko" >&2; exit 1; }
-echo "HB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"sizes\":\"$SIZES\",\"families\":\"$FAMILIES\",\"reps\":$REPS,\"packets\":$PACKETS,\"traffic\":$TRAFFIC,\"nft\":\"$(nft -v)\",\"ipset\":\"$(ipset -v | head -n1)\",\"iptables\":\"$(iptables -V)\"}"
+echo "HB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"sizes\":\"$SIZES\",\"families\":\"$FAMILIES\",\"reps\":$REPS,\"packets\":$PACKETS,\"traffic\":$TRAFFIC,\"nft\":\"$(nft -v)\",\"ipset\":\"$(ipset -v | head -n1)\",\"iptables\":\"$(iptables -V)\",\"ab\":\"$AB_NAME\"}"
 
 for n in $SIZES; do
 	say "$n flows: generating"
@@ -160,6 +204,17 @@ for n in $SIZES; do
 			ns "$c" sh -c "echo $f $n 0 $TRAFFIC >$RUNF"
 		done
 	done
+	if [ -n "$AB_KO" ]; then
+		ns cuckoo-f12 "$CFCTL" save -f "$W/cuckoo.save" || exit 1
+		LOADED=$REPO/nf_cuckoo.ko
+		ORDER=("$REPO/nf_cuckoo.ko" "$AB_KO")
+		for ((r = 1; r <= REPS; r++)); do
+			ab_round "$n" "$r"
+			say "$n flows: round $r done"
+		done
+		use_module "$REPO/nf_cuckoo.ko"
+		continue
+	fi
 	# shellcheck disable=SC2086
 	set -- $CONTENDERS
 	for ((r = 1; r <= REPS; r++)); do

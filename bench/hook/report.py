@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table of bench/hook/run.sh's results.
 
-    report.py FILE.jsonl [--metric min|med|total]
+    report.py FILE.jsonl [--metric min|med|total] [--tap]
 
 A run's time per packet is that of its fastest chunk (chunk_ps_min, see
 nfcf_hookbench.c: 128 chunks of 4096 packets a run by default), which a
@@ -17,15 +17,21 @@ the total, and the ratio of the median over baseline to nftables'.
 --metric med takes each run's median chunk instead, --metric total its
 whole time.  Then the verdicts: drops per packet (0% mix: the false
 positives; 100%: all) and any run whose verdicts are off.  Then issue 18's
-targets.  Exit status 1 if a run failed or a verdict is off.
+targets; for a run of run.sh --ab, nf_cuckoo's time over the baseline
+with the other build's, round by round.  --tap: then one TAP line per
+contender, "ok - bench-hook: C ..." when all its runs came back with the
+right verdicts.  Exit status 1 if a run failed or a verdict is off.
 """
+import argparse
 import json
 import statistics
 import sys
 
-ORDER = ["none", "cuckoo-f12", "nft", "ipset"]
+ORDER = ["none", "cuckoo-f12", "cuckoo-f16", "cuckoo-ab", "nft", "ipset"]
 NAMES = {"none": "no hook", "cuckoo-f12": "nf_cuckoo f=12",
-         "nft": "nftables set", "ipset": "ipset + iptables"}
+         "cuckoo-f16": "nf_cuckoo f=16",
+         "cuckoo-ab": "nf_cuckoo other", "nft": "nftables set",
+         "ipset": "ipset + iptables"}
 
 
 def spread(xs):
@@ -34,15 +40,24 @@ def spread(xs):
 
 
 def main():
-    metric = "min"
-    if len(sys.argv) > 3 and sys.argv[2] == "--metric":
-        metric = sys.argv[3]
-    rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jsonl")
+    ap.add_argument("--metric", choices=("min", "med", "total"),
+                    default="min")
+    ap.add_argument("--tap", action="store_true")
+    args = ap.parse_args()
+    metric = args.metric
+    rows = [json.loads(line) for line in open(args.jsonl) if line.strip()]
+    env = next((r for r in rows if r.get("type") == "env"), {})
+    if env.get("ab"):
+        NAMES["cuckoo-ab"] = "nf_cuckoo " + env["ab"][:12]
     bad = 0
+    failed = set()	# contenders with a failed run or a verdict off
     runs = [r for r in rows if r.get("type") == "run"]
     for r in rows:
         if r.get("type") == "error":
             print("error:", r)
+            failed.add(r.get("contender"))
             bad += 1
         if r.get("type") == "end" and r.get("kernel_warnings"):
             print("kernel warnings:", r["kernel_warnings"])
@@ -105,15 +120,29 @@ def main():
             (m == 0 and (d == 0 or (c.startswith("cuckoo") and rate < 0.01)))
             or (c == "none" and d == 0))
         if not ok:
+            failed.add(c)
             bad += 1
         print("  IPv%d %8d %3d%% %-17s %.4f%%%s" % (
             fam, n, m, NAMES[c], 100 * rate,
             "" if ok else "  <- off (other %d, errors %s)" % (other, errs)))
     print()
-    spreads = [s[3] for k, s in summary.items()]
+    # The baseline (tens of ns) varies by a few ns, which is a large
+    # ratio of itself but moves no contender's figure: it is shown apart.
+    spreads = [(s[3], k) for k, s in summary.items() if k[3] != "none"]
     if spreads:
-        print("method: the largest spread (max/min of ns/packet) of any "
-              "contender: %.2fx (goal 1.2x)" % max(spreads))
+        sp, (fam, n, m, c) = max(spreads)
+        print("method: the largest spread (max/min of ns/packet over the "
+              "rounds) of a contender: %.2fx, %s at %d flows, IPv%d, %d%% "
+              "(goal 1.2x)" % (sp, NAMES[c], n, fam, m))
+        for big in sorted({k[1] for k in summary}):
+            sp, (fam, n, m, c) = max(x for x in spreads if x[1][1] == big)
+            print("  at %d flows: %.2fx, %s, IPv%d, %d%%" % (
+                big, sp, NAMES[c], fam, m))
+    base = [v for k, v in per.items() if k[3] == "none"]
+    if base:
+        vals = [x for v in base for x in v.values()]
+        print("the no-hook baseline: %.0f-%.0f ns/packet over all runs" % (
+            min(vals), max(vals)))
     for fam in sorted({k[0] for k in summary}):
         for m in (0, 100):
             big = max((k[1] for k in summary if k[0] == fam), default=None)
@@ -122,7 +151,29 @@ def main():
             if c and t and t[1]:
                 print("nf_cuckoo at %d flows, IPv%d, %d%%: %.2fx nftables "
                       "(goal at most 0.5x at 1M)" % (big, fam, m, c[1] / t[1]))
+    ab_lines(summary)
+    if args.tap:
+        ran = {k[3] for k in summary}
+        for c in ORDER:
+            if c in ran or c in failed:
+                print("%s - bench-hook: %s ran %d run(s), verdicts right" % (
+                    "not ok" if c in failed else "ok", NAMES[c],
+                    sum(len(per[k]) for k in per if k[3] == c)))
+        if not runs:
+            print("not ok - bench-hook: no run came back")
     return 1 if bad or not runs else 0
+
+
+def ab_lines(summary):
+    """This tree's nf_cuckoo against the other build, over the baseline."""
+    for (fam, n, m, c), (_, o, over, _) in sorted(summary.items()):
+        other = summary.get((fam, n, m, "cuckoo-ab"))
+        if c != "cuckoo-f12" or not other or not other[1]:
+            continue
+        print("nf_cuckoo at %d flows, IPv%d, %d%%: this tree %.0f ns over "
+              "the baseline (%.0f-%.0f), %s %.0f (%.0f-%.0f): %.2fx" % (
+                  n, fam, m, o, min(over), max(over), NAMES["cuckoo-ab"],
+                  other[1], min(other[2]), max(other[2]), o / other[1]))
 
 
 if __name__ == "__main__":

@@ -7,10 +7,17 @@
 #
 #   bench/hook/run.sh [--quick] [--flows "N..."] [--families "4 6"]
 #                     [--reps R] [--packets P] [--traffic T] [--timeout S]
+#                     [--ab COMMIT]
 #
-# Full mode (`make bench-hook`): 100k and 1M flows, IPv4 and IPv6, 10
-# rounds of 524288 packets a run; build/bench/hook.jsonl.  --quick: 100k
-# flows, 3 rounds of 131072 packets; build/bench/hook-quick.jsonl.
+# Full mode (`make bench-hook`, and after bench/nf's run in `make
+# bench-nf`): 100k and 1M flows, IPv4 and IPv6, 10 rounds of 524288
+# packets a run; build/bench/hook.jsonl.  --quick (`make check`, through
+# bench/nf/run.sh --quick): 100k flows, 3 rounds of 131072 packets;
+# build/bench/hook-quick.jsonl, and TAP lines "ok - bench-hook: ..."
+# saying that every contender ran with the right verdicts (not that
+# targets are met).  --ab COMMIT: nf_cuckoo alone, IPv4, against the
+# module built from COMMIT's kmod/, the two swapped in turn in the same
+# boot (in_vm.sh --ab); build/bench/hook-ab.jsonl.
 #
 # Builds nf_cuckoo.ko (for KVER, default scripts/kver.sh's pick), cfctl and
 # the benchmark's module (never installed), boots the VM once
@@ -29,6 +36,7 @@ PACKETS=524288
 TRAFFIC=65536
 TIMEOUT=
 QUICK=0
+AB=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--packets) PACKETS=$2; shift 2 ;;
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--ab) AB=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -52,40 +61,37 @@ TIMEOUT=${TIMEOUT:-$((900 + nflows * nfam * 3 / 5000 + REPS * nfam * 8 * PACKETS
 OUT=$REPO/build/bench
 JSONL=$OUT/hook.jsonl
 [ "$QUICK" = 1 ] && JSONL=$OUT/hook-quick.jsonl
+[ -n "$AB" ] && JSONL=$OUT/hook-ab.jsonl
 mkdir -p "$OUT"
 
-for what in "module:make -s -C $REPO module KVER=$KVER" \
-	    "cfctl:make -s -C $REPO/tools/cfctl" \
-	    "bench/hook:make -s -C $HERE KVER=$KVER"; do
-	out=$(eval "${what#*:}" 2>&1) || {
-		echo "run.sh: building ${what%%:*} failed:" >&2
-		printf '%s\n' "$out" | tail -20 >&2
-		exit 1
-	}
-done
+# shellcheck source=bench/vmrun.sh
+. "$REPO/bench/vmrun.sh"
+fail() { echo "not ok - bench-hook: $*"; exit 1; }
+bench_build "module:make -s -C $REPO module KVER=$KVER" \
+	"cfctl:make -s -C $REPO/tools/cfctl" \
+	"bench/hook:make -s -C $HERE KVER=$KVER" || fail "a build failed"
 
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-printf '{"type":"host","date":"%s","host_cpus":%s,"loadavg":"%s","accel":"tcg","mem_mb":%s,"quick":%s,"commit":"%s"}\n' \
-	"$(date -u +%FT%TZ)" "$(nproc)" "$(loadavg)" "$MEM" \
-	"$([ "$QUICK" = 1 ] && echo true || echo false)" \
-	"$(git -C "$REPO" describe --always --dirty 2>/dev/null)" >"$JSONL.tmp"
+ab=()
+if [ -n "$AB" ]; then
+	# The module of another commit, built from that commit's files alone.
+	abdir=$OUT/ab-$AB
+	rm -rf "$abdir" && mkdir -p "$abdir" &&
+		git -C "$REPO" archive "$AB" Kbuild Makefile kmod uapi scripts |
+		tar -x -C "$abdir" || fail "cannot extract $AB"
+	bench_build "module at $AB:make -s -C $abdir module KVER=$KVER" ||
+		fail "a build failed"
+	ab=(--ab "$abdir/nf_cuckoo.ko" --ab-name "$AB")
+	FAMILIES=4
+fi
 
-echo "# bench-hook: $KVER, flows $FLOWS, families $FAMILIES, $REPS rounds of $PACKETS packets; timeout $TIMEOUT s"
-"$REPO/selftests/vm/vm.sh" --timeout "$TIMEOUT" --mem "$MEM" --kver "$KVER" \
-	--cwd "$REPO" -- \
+echo "# bench-hook: $KVER, flows $FLOWS, families $FAMILIES, $REPS rounds of $PACKETS packets${AB:+, against the module of $AB}; timeout $TIMEOUT s"
+bench_vm "$JSONL" HB-JSON "$QUICK" "$KVER" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --families "$FAMILIES" --reps "$REPS" \
-	--packets "$PACKETS" --traffic "$TRAFFIC" 2>&1 |
-	while IFS= read -r line; do
-		case $line in
-		"HB-JSON "*) printf '%s\n' "${line#HB-JSON }" >>"$JSONL.tmp" ;;
-		*) printf '# %s\n' "${line#\# }" ;;
-		esac
-	done
-rc=${PIPESTATUS[0]}
-printf '{"type":"host_end","date":"%s","loadavg":"%s"}\n' "$(date -u +%FT%TZ)" \
-	"$(loadavg)" >>"$JSONL.tmp"
-mv "$JSONL.tmp" "$JSONL"
-[ "$rc" = 0 ] || echo "run.sh: the VM run failed (status $rc)" >&2
+	--packets "$PACKETS" --traffic "$TRAFFIC" "${ab[@]}"
+rc=$?
+[ "$rc" = 0 ] || echo "not ok - bench-hook: the VM run failed (status $rc)"
 echo "# bench-hook: results in ${JSONL#"$REPO"/}"
-python3 "$HERE/report.py" "$JSONL" || rc=1
+report=("$JSONL")
+[ "$QUICK" = 1 ] && report+=(--tap)
+python3 "$HERE/report.py" "${report[@]}" || rc=1
 exit $((rc != 0))
