@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "verbs.h"
+#ifdef CFCTL_FAKE
+#include "fake_nl.h"
+#endif
 
 struct cfctl_opts opts;
 const char *verb_name;
@@ -252,6 +255,10 @@ int main(int argc, char **argv)
 	char **args;
 	int nargs;
 
+#ifdef CFCTL_FAKE
+	/* cfctl_fake: the tests' kernel answers every verb. */
+	cfnl_backend = &fake_nl_backend;
+#endif
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfctl tests: a fake of the netlink socket layer (nl_sock.c), linked in
- * its place into cfctl_fake and the fuzz targets.  It answers requests as
+ * cfctl tests: a fake of the netlink socket layer, a backend of nl.h
+ * (fake_nl_backend) in place of the kernel's socket (nl_sock.c), for
+ * cfctl_fake and the fuzz targets.  It answers requests as
  * the nf_cuckoo module does (kmod/netlink.c): the same checks, errnos,
  * extended-ack messages and offsets, batch replies, dumps ending in DONE,
  * all-or-nothing batches, SAVE images and LOAD_* with their aborts.  The
@@ -71,6 +72,7 @@ static struct {
 	unsigned long requests, fail_at;
 	uint64_t seed;
 	bool open;
+	const char *state;	/* $CFCTL_FAKE_STATE */
 } fk;
 
 /* ---- replies ---- */
@@ -1282,9 +1284,8 @@ void fake_reset(void)
 	fk.fail_at = 0;
 }
 
-int cfnl_open(struct cfnl *nl)
+static int fake_open(struct cfnl *nl)
 {
-	const char *path = getenv("CFCTL_FAKE_STATE");
 	const char *fail = getenv("CFCTL_FAKE_FAIL_AT");
 
 	memset(nl, 0, sizeof(*nl));
@@ -1300,16 +1301,17 @@ int cfnl_open(struct cfnl *nl)
 	nl->seq = 1000;
 	if (!fk.open) {
 		fk.open = true;
-		if (path)
-			state_load(path);
+		fk.state = getenv("CFCTL_FAKE_STATE");
+		if (fk.state)
+			state_load(fk.state);
 		fk.fail_at = fail ? strtoul(fail, NULL, 10) : 0;
 	}
 	return 0;
 }
 
-void cfnl_close(struct cfnl *nl)
+static void fake_close(struct cfnl *nl)
 {
-	const char *path = getenv("CFCTL_FAKE_STATE");
+	const char *path = fk.state;
 	struct dgram *d;
 
 	free(nl->rbuf);
@@ -1334,9 +1336,10 @@ void cfnl_close(struct cfnl *nl)
 	if (path)
 		fake_reset();
 	fk.open = false;
+	fk.state = NULL;
 }
 
-int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+static int fake_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
@@ -1349,7 +1352,7 @@ int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 	return 0;
 }
 
-int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+static int fake_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 {
 	struct dgram *d = fk.head;
 
@@ -1368,3 +1371,10 @@ int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	free(d);
 	return 0;
 }
+
+const struct cfnl_backend fake_nl_backend = {
+	.open = fake_open,
+	.close = fake_close,
+	.send = fake_send,
+	.recv = fake_recv,
+};
