@@ -797,6 +797,29 @@ static int batch_errno_why(int err)
 				NF_CUCKOO_ENTRY_E_MALFORMED;
 }
 
+/*
+ * nfcf_batch_one(): 1 if skipped, 0 if applied, or the error; the same
+ * core calls, so that a table built here is the kernel's to the bit.
+ */
+static int batch_one(struct cuckoo_filter *cf,
+		     const struct nf_cuckoo_flow_key *k, uint32_t flags,
+		     bool del)
+{
+	const size_t kl = sizeof(*k);
+	int err;
+
+	if (del) {
+		err = cf_delete(cf, k, kl);
+		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
+			return 1;
+		return err;
+	}
+	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
+		return cf_add(cf, k, kl);
+	err = cf_add_unique(cf, k, kl);
+	return err == -EEXIST ? 1 : err;
+}
+
 /* nfcf_filter_batch(): all or nothing. */
 static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 		       uint32_t flags, bool del)
@@ -807,19 +830,12 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 	int err = 0;
 
 	for (i = 0; i < b->n; i++) {
-		const struct nf_cuckoo_flow_key *k = &b->keys[i];
-
-		if (del && (flags & NF_CUCKOO_BATCH_F_MISSING_OK) &&
-		    !cf_contains(cf, k, kl)) {
+		err = batch_one(cf, &b->keys[i], flags, del);
+		if (err > 0) {
 			b->skipped++;
+			err = 0;
 			continue;
 		}
-		if (!del && (flags & NF_CUCKOO_BATCH_F_UNIQUE) &&
-		    cf_contains(cf, k, kl)) {
-			b->skipped++;
-			continue;
-		}
-		err = del ? cf_delete(cf, k, kl) : cf_add(cf, k, kl);
 		if (err)
 			break;
 		b->bits[i / 8] |= (uint8_t)(1 << (i % 8));
