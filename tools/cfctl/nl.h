@@ -49,10 +49,10 @@ typedef void (*cfnl_cb)(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 /*
  * What carries the requests: the kernel's socket (nl_sock.c), or the module
  * itself run in this process (fake_nl.c: the core, kmod/cuckoo.c, behind
- * the checks and replies of kmod/netlink.c), which the tests use in place
- * of the kernel.  Everything above the backend (nl.c, ops.c, the verbs) is
- * the same for both, so a verb says and checks the same whichever answers
- * it; a binary may hold both and choose per command.
+ * the checks and replies of kmod/netlink.c), which `cfctl build` uses to
+ * make an image without a module and the tests use in place of the kernel.
+ * Everything above the backend (nl.c, ops.c, the verbs) is the same for
+ * both, so a verb says and checks the same whichever answers it.
  */
 struct cfnl_backend {
 	/* Open (nl is zeroed first); on failure print why, return -1. */
@@ -67,8 +67,8 @@ struct cfnl_backend {
 
 extern const struct cfnl_backend cfnl_sock_backend;	/* nl_sock.c */
 
-/* The backend cfnl_open() opens: cfnl_sock_backend unless a verb or a
- * test binary chose another before opening. */
+/* The backend cfnl_open() opens: cfnl_sock_backend unless a verb (build)
+ * or a test binary chose another before opening. */
 extern const struct cfnl_backend *cfnl_backend;
 
 /* Open cfnl_backend; on failure print why, return -1. */
