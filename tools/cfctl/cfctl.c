@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "verbs.h"
+#ifdef CFCTL_FAKE
+#include "fake_nl.h"
+#endif
 
 struct cfctl_opts opts;
 const char *verb_name;
@@ -139,6 +142,20 @@ static const struct verb verbs[] = {
 	  "checked first: a bad line is reported with its number and nothing is\n"
 	  "applied.  Then it is sent in large batches; if the kernel refuses a\n"
 	  "line, cfctl stops there and says exactly what was applied.\n" },
+	{ "build", NULL, cmd_build,
+	  "build -f FILE -o IMAGE NAME [PARAMETERS]",
+	  "Build a filter's image without the module: what 'cfctl save' would\n"
+	  "print after 'cfctl create NAME PARAMETERS' and 'cfctl add -f FILE NAME',\n"
+	  "made in this process with the module's own core.  Load it with\n"
+	  "'cfctl restore -f IMAGE' on any host whose nf_cuckoo reads its image\n"
+	  "version (and of the same byte order).  PARAMETERS are create's; FILE\n"
+	  "holds entries as add -f reads them ('-' for stdin); IMAGE is written\n"
+	  "under a temporary name and renamed once complete ('-' for stdout).\n"
+	  "Input create or add would refuse is refused, with their messages, and\n"
+	  "nothing is written.  With the same seed S and the same entries in the\n"
+	  "same order, the image is byte for byte the kernel's save of the filter\n"
+	  "but for its first line, a comment.  -exist: skip entries already\n"
+	  "(probably) present, as add -exist does.\n" },
 	{ "help", NULL, NULL, "help [COMMAND]", "Show help." },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -164,8 +181,9 @@ static void usage(FILE *f)
 	      "  -v, --verbose   say what was done, with counts and rates\n"
 	      "  -exist          create: an existing filter is fine; add: skip\n"
 	      "                  entries already present; del: skip missing ones\n"
-	      "  -f FILE         add/del/test: entries; restore: the stream;\n"
+	      "  -f FILE         add/del/test/build: entries; restore: the stream;\n"
 	      "                  save: the output ('-' is stdin or stdout)\n"
+	      "  -o IMAGE        build: the output ('-' is stdout)\n"
 	      "  -h, --help      this text; 'cfctl help COMMAND' for a command\n"
 	      "  -V, --version   print the version\n"
 	      "\nExit status: 0 success, 1 test: an entry is absent, 2 usage or\n"
@@ -205,7 +223,7 @@ static int help(const char *what)
  * Options: before the command, and right after it.  Returns 1 if arg was
  * an option (and *i advanced past its value), 0 if not, -1 on error.
  */
-static const char *opt_file;
+static const char *opt_file, *opt_output;
 
 static int take_opt(int argc, char **argv, int *i)
 {
@@ -234,6 +252,14 @@ static int take_opt(int argc, char **argv, int *i)
 		opt_file = argv[++*i];
 	} else if (!strncmp(a, "--file=", 7)) {
 		opt_file = a + 7;
+	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+		if (*i + 1 >= argc) {
+			errmsg("option %s needs a file name", a);
+			return -1;
+		}
+		opt_output = argv[++*i];
+	} else if (!strncmp(a, "--output=", 9)) {
+		opt_output = a + 9;
 	} else {
 		return 0;
 	}
@@ -245,6 +271,11 @@ const char *cfctl_file(void)
 	return opt_file;
 }
 
+const char *cfctl_output(void)
+{
+	return opt_output;
+}
+
 int main(int argc, char **argv)
 {
 	const struct verb *v;
@@ -252,6 +283,11 @@ int main(int argc, char **argv)
 	char **args;
 	int nargs;
 
+#ifdef CFCTL_FAKE
+	/* cfctl_fake: the tests' kernel answers every verb (but build,
+	 * which always runs offline). */
+	cfnl_backend = &fake_nl_backend;
+#endif
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 
@@ -308,6 +344,10 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		if (!r)
 			break;
+	}
+	if (opt_output && v->fn != cmd_build) {
+		errmsg("-o is build's (save writes to -f FILE)");
+		return EXIT_USAGE;
 	}
 	first = i;
 	nargs = argc - first;

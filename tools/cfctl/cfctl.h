@@ -13,9 +13,12 @@
  *   info.c     filter descriptions: decoding, text and JSON output
  *   saverest.c save and restore
  *   entries.c  add, del, test
+ *   build.c    build: create, add and save without a module
+ *   fake_nl.c  the module in this process: the backend of build (and of
+ *              the tests' cfctl_fake)
  * Tests (make check): test_parse.c, test_cli.sh; test_fake.sh runs
- * cfctl_fake, cfctl linked with fake_nl.c in place of nl_sock.c, which
- * answers as the module does; fuzz/ holds the libFuzzer targets.
+ * cfctl_fake, cfctl whose every verb talks to fake_nl.c instead of
+ * nl_sock.c; fuzz/ holds the libFuzzer targets.
  */
 #ifndef CFCTL_H
 #define CFCTL_H
@@ -54,6 +57,8 @@ extern const char *verb_name;	/* for error messages */
 
 /* The -f FILE option, or NULL. */
 const char *cfctl_file(void);
+/* The -o IMAGE option (build), or NULL. */
+const char *cfctl_output(void);
 
 void __attribute__((format(printf, 1, 2))) errmsg(const char *fmt, ...);
 void __attribute__((format(printf, 1, 2))) warnmsg(const char *fmt, ...);

@@ -192,17 +192,6 @@ static int keep_text(struct ent_ctx *c, uint32_t idx, const struct entry *e)
 	return c->texts[idx - 1] ? 0 : -1;
 }
 
-/*
- * Entries as read, before the filter is looked up: the syntax of all of
- * them is checked without the kernel, then each against the filter's key.
- * line: the input line, or the entry's rank on the command line.
- */
-struct parsed {
-	struct entry *e;
-	uint32_t *line;
-	size_t n, cap;
-};
-
 static int parsed_push(struct parsed *p, const struct entry *e, uint32_t line)
 {
 	if (p->n == p->cap) {
@@ -224,7 +213,7 @@ static int parsed_push(struct parsed *p, const struct entry *e, uint32_t line)
 	return 0;
 }
 
-static void parsed_free(struct parsed *p)
+void parsed_free(struct parsed *p)
 {
 	free(p->e);
 	free(p->line);
@@ -344,16 +333,26 @@ static int queue_entries(struct parsed *p, struct opq *q, uint8_t cmd,
 	return EXIT_OK;
 }
 
-static int do_entries(uint8_t cmd, int argc, char **argv)
+int entries_from_file(const char *file, struct parsed *p)
 {
-	const char *file = cfctl_file();
+	FILE *f = open_input(file);
+	int r;
+
+	/* A missing file is an input error, the module loaded or not. */
+	if (!f)
+		return EXIT_USAGE;
+	r = read_entry_file(f, p);
+	if (f != stdin)
+		fclose(f);
+	return r;
+}
+
+int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
+		  struct parsed *p, bool file, FILE *vout)
+{
 	struct ent_ctx c = { 0 };
-	struct parsed p = { 0 };
 	struct filter_info fi;
 	struct keyspec ks;
-	char err[ERRLEN];
-	const char *name;
-	struct cfnl nl;
 	struct opq q;
 	uint64_t count = 0, present = 0, absent = 0;
 	uint32_t flags = 0;
@@ -362,62 +361,14 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 	bool keep_texts;
 	size_t k;
 
-	if (argc < 1) {
-		errmsg("missing filter name; usage: cfctl %s [-f FILE] NAME [ENTRY...]",
-		       verb_name);
-		return EXIT_USAGE;
-	}
-	name = argv[0];
-	if (check_name(name, err, sizeof(err))) {
-		errmsg("%s", err);
-		return EXIT_USAGE;
-	}
-	argc--;
-	argv++;
-	if (file && argc) {
-		errmsg("give entries on the command line or with -f, not both");
-		return EXIT_USAGE;
-	}
-	if (!file && !cmdline_has_entry(argc, argv)) {
-		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
-		       verb_name);
-		return EXIT_USAGE;
-	}
 	if (opts.exist && cmd == NF_CUCKOO_CMD_ADD_ENTRIES)
 		flags = NF_CUCKOO_BATCH_F_UNIQUE;
 	if (opts.exist && cmd == NF_CUCKOO_CMD_DEL_ENTRIES)
 		flags = NF_CUCKOO_BATCH_F_MISSING_OK;
 	keep_texts = !file || (cmd == NF_CUCKOO_CMD_TEST_ENTRIES && opts.verbose);
 
-	/* Syntax first, so that it is reported (status 2) with or without
-	 * the module; -f input is read whole, as parsed entries. */
-	if (file) {
-		FILE *f = open_input(file);
-
-		/* A missing file is an input error, the module loaded or not. */
-		if (!f)
-			return EXIT_USAGE;
-		r = read_entry_file(f, &p);
-		if (f != stdin)
-			fclose(f);
-	} else {
-		r = parse_cmdline(argc, argv, &p);
-	}
-	if (!r && !p.n && cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
-		errmsg("no entries to test");
-		r = EXIT_USAGE;
-	}
-	if (r) {
-		parsed_free(&p);
-		return r;
-	}
-
-	if (cfnl_open(&nl)) {
-		parsed_free(&p);
-		return EXIT_FAIL;
-	}
-	opq_init(&q, &nl);
-	if (info_get(&nl, name, &fi)) {
+	opq_init(&q, nl);
+	if (info_get(nl, name, &fi)) {
 		r = EXIT_FAIL;
 		goto out;
 	}
@@ -427,11 +378,10 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		goto out;
 	}
 	info_keyspec(&fi, &ks);
-	r = queue_entries(&p, &q, cmd, name, flags, &ks, &c, keep_texts,
-			  file != NULL);
-	count = p.n;
-	parsed_free(&p);
-	p = (struct parsed){ 0 };
+	r = queue_entries(p, &q, cmd, name, flags, &ks, &c, keep_texts, file);
+	count = p->n;
+	parsed_free(p);
+	*p = (struct parsed){ 0 };
 	if (r || !count)
 		goto out;
 
@@ -480,22 +430,78 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 
 		for (op = q.head; op; op = op->next)
 			skipped += op->r_skipped;
-		printf("%s: %" PRIu64 " entries %s", name, done,
-		       cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "added" : "deleted");
+		fprintf(vout, "%s: %" PRIu64 " entries %s", name, done,
+			cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "added" : "deleted");
 		if (skipped)
-			printf(", %" PRIu64 " skipped (%s)", skipped,
-			       cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "already present" :
-							    "not present");
-		printf(" in %.3f s (%.0f entries/s, %zu requests)\n", t1 - t0,
-		       t1 > t0 ? (double)count / (t1 - t0) : 0.0, q.nops);
+			fprintf(vout, ", %" PRIu64 " skipped (%s)", skipped,
+				cmd == NF_CUCKOO_CMD_ADD_ENTRIES ?
+				"already present" : "not present");
+		fprintf(vout, " in %.3f s (%.0f entries/s, %zu requests)\n",
+			t1 - t0, t1 > t0 ? (double)count / (t1 - t0) : 0.0,
+			q.nops);
 	}
 out:
 	opq_free(&q);
-	cfnl_close(&nl);
-	parsed_free(&p);
+	parsed_free(p);
+	*p = (struct parsed){ 0 };
 	for (k = 0; k < c.ntexts; k++)
 		free(c.texts[k]);
 	free(c.texts);
+	return r;
+}
+
+static int do_entries(uint8_t cmd, int argc, char **argv)
+{
+	const char *file = cfctl_file();
+	struct parsed p = { 0 };
+	char err[ERRLEN];
+	const char *name;
+	struct cfnl nl;
+	int r;
+
+	if (argc < 1) {
+		errmsg("missing filter name; usage: cfctl %s [-f FILE] NAME [ENTRY...]",
+		       verb_name);
+		return EXIT_USAGE;
+	}
+	name = argv[0];
+	if (check_name(name, err, sizeof(err))) {
+		errmsg("%s", err);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	if (file && argc) {
+		errmsg("give entries on the command line or with -f, not both");
+		return EXIT_USAGE;
+	}
+	if (!file && !cmdline_has_entry(argc, argv)) {
+		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
+		       verb_name);
+		return EXIT_USAGE;
+	}
+
+	/* Syntax first, so that it is reported (status 2) with or without
+	 * the module; -f input is read whole, as parsed entries. */
+	if (file)
+		r = entries_from_file(file, &p);
+	else
+		r = parse_cmdline(argc, argv, &p);
+	if (!r && !p.n && cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
+		errmsg("no entries to test");
+		r = EXIT_USAGE;
+	}
+	if (r) {
+		parsed_free(&p);
+		return r;
+	}
+
+	if (cfnl_open(&nl)) {
+		parsed_free(&p);
+		return EXIT_FAIL;
+	}
+	r = entries_apply(&nl, cmd, name, &p, file != NULL, stdout);
+	cfnl_close(&nl);
 	return r;
 }
 

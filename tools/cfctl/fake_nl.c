@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfctl tests: a fake of the netlink socket layer (nl_sock.c), linked in
- * its place into cfctl_fake and the fuzz targets.  It answers requests as
- * the nf_cuckoo module does (kmod/netlink.c): the same checks, errnos,
- * extended-ack messages and offsets, batch replies, dumps ending in DONE,
- * all-or-nothing batches, SAVE images and LOAD_* with their aborts.  The
- * filters themselves are the real core, kmod/cuckoo.c, built in
- * userspace, keyed as kmod/flowkey.c keys entries.
+ * cfctl: the module run in this process, a backend of nl.h in place of
+ * the kernel's socket (nl_sock.c).  It answers requests as the nf_cuckoo
+ * module does (kmod/netlink.c): the same checks, errnos, extended-ack
+ * messages and offsets, batch replies, dumps ending in DONE, all-or-nothing
+ * batches, SAVE images and LOAD_* with their aborts.  The filters
+ * themselves are the real core, kmod/cuckoo.c, built in userspace, keyed
+ * as kmod/flowkey.c keys entries.
  *
- * Environment (cfctl_fake):
+ * Two backends share it:
+ *   fake_nl_backend       cfctl_fake and the fuzz targets: the tests'
+ *                         kernel, with the environment below.
+ *   fake_offline_backend  `cfctl build`: filters in memory for the life
+ *                         of the process and nothing else; the seed, when
+ *                         none is given, from getrandom() as the module's
+ *                         from get_random_u64(); no memory ceiling (see
+ *                         mem_max()).
+ *
+ * Environment (fake_nl_backend):
  *   CFCTL_FAKE_STATE=FILE  the filters live in FILE between runs (read at
- *                          cfnl_open, written back at cfnl_close); without
- *                          it every run starts empty.
+ *                          open, written back at close); without it every
+ *                          run starts empty.
  *   CFCTL_FAKE_FAIL_AT=N   request N (1-based) of this run fails with EIO
  *                          and the ext-ack "fake: injected failure".
  * What it does not model: the packet path (statistics stay 0), several
@@ -25,6 +34,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "nl.h"
 #include "fake_nl.h"
@@ -71,7 +81,37 @@ static struct {
 	unsigned long requests, fail_at;
 	uint64_t seed;
 	bool open;
+	bool offline;		/* fake_offline_backend */
+	const char *state;	/* $CFCTL_FAKE_STATE, fake_nl_backend only */
 } fk;
+
+/*
+ * The ceiling NEW and LOAD_BEGIN check.  Offline there is none: the
+ * ceilings are the router's (netns_mem_max_mb, mem_max_mb, which root may
+ * change or lift), and its module checks them when the image is restored.
+ */
+static uint64_t mem_max(void)
+{
+	return fk.offline ? UINT64_MAX : fake_mem_max;
+}
+
+/*
+ * The seed of a filter created without one.  The tests want it the same
+ * from run to run; an image built offline gets a secret one, as the
+ * module's filters do from get_random_u64().  0, or -1 if getrandom()
+ * failed.
+ */
+static int new_seed(uint64_t *seed)
+{
+	if (!fk.offline) {
+		*seed = fk.seed = fk.seed * 6364136223846793005ULL +
+				  1442695040888963407ULL;
+		return 0;
+	}
+	if (getrandom(seed, sizeof(*seed), 0) != (ssize_t)sizeof(*seed))
+		return -1;
+	return 0;
+}
 
 /* ---- replies ---- */
 
@@ -556,8 +596,11 @@ static int cmd_new(struct req *r)
 			       "bucket size must be 2, 4 or 8");
 	p.max_kicks = (uint16_t)a32(a[NF_CUCKOO_A_MAX_KICKS],
 				    NF_CUCKOO_MAX_KICKS_DEFAULT);
-	p.seed = a[NF_CUCKOO_A_SEED] ? u(a[NF_CUCKOO_A_SEED]) :
-		 (fk.seed = fk.seed * 6364136223846793005ULL + 1442695040888963407ULL);
+	if (a[NF_CUCKOO_A_SEED])
+		p.seed = u(a[NF_CUCKOO_A_SEED]);
+	else if (new_seed(&p.seed))
+		return req_err(r, NULL, -EIO,
+			       "no random seed for the filter (getrandom() failed): give one with seed S");
 	err = cf_params_resolve(&p);
 	if (err && !p.fp_bits)
 		return req_err(r, a[NF_CUCKOO_A_FPR], err,
@@ -565,7 +608,7 @@ static int cmd_new(struct req *r)
 	if (err)
 		return req_err(r, a[NF_CUCKOO_A_CAPACITY], err,
 			       "no table of this geometry can hold that capacity");
-	if (cf_params_bytes(&p) > fake_mem_max)
+	if (cf_params_bytes(&p) > mem_max())
 		return req_err(r, a[NF_CUCKOO_A_CAPACITY], -EDQUOT,
 			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 	f = calloc(1, sizeof(*f));
@@ -795,6 +838,29 @@ static int batch_errno_why(int err)
 				NF_CUCKOO_ENTRY_E_MALFORMED;
 }
 
+/*
+ * nfcf_batch_one(): 1 if skipped, 0 if applied, or the error; the same
+ * core calls, so that a table built here is the kernel's to the bit.
+ */
+static int batch_one(struct cuckoo_filter *cf,
+		     const struct nf_cuckoo_flow_key *k, uint32_t flags,
+		     bool del)
+{
+	const size_t kl = sizeof(*k);
+	int err;
+
+	if (del) {
+		err = cf_delete(cf, k, kl);
+		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
+			return 1;
+		return err;
+	}
+	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
+		return cf_add(cf, k, kl);
+	err = cf_add_unique(cf, k, kl);
+	return err == -EEXIST ? 1 : err;
+}
+
 /* nfcf_filter_batch(): all or nothing. */
 static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 		       uint32_t flags, bool del)
@@ -805,19 +871,12 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 	int err = 0;
 
 	for (i = 0; i < b->n; i++) {
-		const struct nf_cuckoo_flow_key *k = &b->keys[i];
-
-		if (del && (flags & NF_CUCKOO_BATCH_F_MISSING_OK) &&
-		    !cf_contains(cf, k, kl)) {
+		err = batch_one(cf, &b->keys[i], flags, del);
+		if (err > 0) {
 			b->skipped++;
+			err = 0;
 			continue;
 		}
-		if (!del && (flags & NF_CUCKOO_BATCH_F_UNIQUE) &&
-		    cf_contains(cf, k, kl)) {
-			b->skipped++;
-			continue;
-		}
-		err = del ? cf_delete(cf, k, kl) : cf_add(cf, k, kl);
 		if (err)
 			break;
 		b->bits[i / 8] |= (uint8_t)(1 << (i % 8));
@@ -997,7 +1056,7 @@ static int cmd_load_begin(struct req *r)
 			       "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
 			       ", which reads image version " NF_CUCKOO_STR(CF_IMAGE_VERSION)
 			       " only; restore it with the nf_cuckoo that saved it, or add the entries again");
-	if (img.table_bytes > fake_mem_max)
+	if (img.table_bytes > mem_max())
 		return req_err(r, ha, -EDQUOT,
 			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 	f = calloc(1, sizeof(*f));
@@ -1282,10 +1341,9 @@ void fake_reset(void)
 	fk.fail_at = 0;
 }
 
-int cfnl_open(struct cfnl *nl)
+static int fake_open(struct cfnl *nl, bool offline)
 {
-	const char *path = getenv("CFCTL_FAKE_STATE");
-	const char *fail = getenv("CFCTL_FAKE_FAIL_AT");
+	const char *fail = offline ? NULL : getenv("CFCTL_FAKE_FAIL_AT");
 
 	memset(nl, 0, sizeof(*nl));
 	nl->fd = -1;
@@ -1300,16 +1358,28 @@ int cfnl_open(struct cfnl *nl)
 	nl->seq = 1000;
 	if (!fk.open) {
 		fk.open = true;
-		if (path)
-			state_load(path);
+		fk.offline = offline;
+		fk.state = offline ? NULL : getenv("CFCTL_FAKE_STATE");
+		if (fk.state)
+			state_load(fk.state);
 		fk.fail_at = fail ? strtoul(fail, NULL, 10) : 0;
 	}
 	return 0;
 }
 
-void cfnl_close(struct cfnl *nl)
+static int fake_open_env(struct cfnl *nl)
 {
-	const char *path = getenv("CFCTL_FAKE_STATE");
+	return fake_open(nl, false);
+}
+
+static int fake_open_offline(struct cfnl *nl)
+{
+	return fake_open(nl, true);
+}
+
+static void fake_close(struct cfnl *nl)
+{
+	const char *path = fk.state;
 	struct dgram *d;
 
 	free(nl->rbuf);
@@ -1331,12 +1401,15 @@ void cfnl_close(struct cfnl *nl)
 				unlink_filter(x);
 		}
 	}
-	if (path)
+	/* Offline, what was built goes with the process's one socket. */
+	if (path || fk.offline)
 		fake_reset();
 	fk.open = false;
+	fk.offline = false;
+	fk.state = NULL;
 }
 
-int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+static int fake_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
@@ -1349,7 +1422,7 @@ int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 	return 0;
 }
 
-int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+static int fake_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 {
 	struct dgram *d = fk.head;
 
@@ -1368,3 +1441,17 @@ int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	free(d);
 	return 0;
 }
+
+const struct cfnl_backend fake_nl_backend = {
+	.open = fake_open_env,
+	.close = fake_close,
+	.send = fake_send,
+	.recv = fake_recv,
+};
+
+const struct cfnl_backend fake_offline_backend = {
+	.open = fake_open_offline,
+	.close = fake_close,
+	.send = fake_send,
+	.recv = fake_recv,
+};

@@ -155,25 +155,40 @@ int check_names(int argc, char **argv)
 	return 0;
 }
 
+int create_parse(int argc, char **argv, struct filter_spec *fs,
+		 const char *usage)
+{
+	char err[ERRLEN];
+
+	if (need_name(argc, argv, usage))
+		return EXIT_USAGE;
+	snprintf(fs->name, sizeof(fs->name), "%s", argv[0]);
+	if (parse_filter_spec(argv + 1, argc - 1, fs, false, false, err,
+			      sizeof(err))) {
+		errmsg("%s", err);
+		filter_spec_free(fs);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int create_apply(struct cfnl *nl, const struct filter_spec *fs)
+{
+	return simple(nl, build_create(nl, fs), fs->name, opts.exist);
+}
+
 int cmd_create(int argc, char **argv)
 {
 	struct filter_spec fs = { 0 };
-	char err[ERRLEN];
 	struct cfnl nl;
 	int r;
 
-	if (need_name(argc, argv, "create NAME [PARAMETERS]"))
-		return EXIT_USAGE;
-	snprintf(fs.name, sizeof(fs.name), "%s", argv[0]);
-	if (parse_filter_spec(argv + 1, argc - 1, &fs, false, false, err,
-			      sizeof(err))) {
-		errmsg("%s", err);
-		filter_spec_free(&fs);
-		return EXIT_USAGE;
-	}
+	r = create_parse(argc, argv, &fs, "create NAME [PARAMETERS]");
+	if (r)
+		return r;
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
-	r = simple(&nl, build_create(&nl, &fs), fs.name, opts.exist);
+	r = create_apply(&nl, &fs);
 	cfnl_close(&nl);
 	filter_spec_free(&fs);
 	return r;

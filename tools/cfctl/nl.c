@@ -8,6 +8,35 @@
 
 #include "nl.h"
 
+const struct cfnl_backend *cfnl_backend = &cfnl_sock_backend;
+
+int cfnl_open(struct cfnl *nl)
+{
+	const struct cfnl_backend *be = cfnl_backend;
+
+	if (be->open(nl))
+		return -1;
+	nl->be = be;
+	return 0;
+}
+
+void cfnl_close(struct cfnl *nl)
+{
+	if (nl->be)
+		nl->be->close(nl);
+	nl->be = NULL;
+}
+
+int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+{
+	return nl->be->send(nl, msg, seq);
+}
+
+int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+{
+	return nl->be->recv(nl, block, cb, arg);
+}
+
 struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size)
 {
 	struct nl_msg *msg;

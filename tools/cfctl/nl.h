@@ -24,7 +24,10 @@ struct nlerr {
 	uint32_t miss_type;	/* NLMSGERR_ATTR_MISS_TYPE */
 };
 
+struct cfnl_backend;
+
 struct cfnl {
+	const struct cfnl_backend *be;	/* set by cfnl_open() */
 	struct nl_sock *sk;
 	int fd;
 	int family;		/* generic netlink family id */
@@ -44,21 +47,39 @@ typedef void (*cfnl_cb)(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 			const struct nlerr *e);
 
 /*
- * The socket layer, nl_sock.c: cfnl_open, cfnl_close, cfnl_send and
- * cfnl_recv.  The tests link fake_nl.c instead, which provides the same
- * four and answers from filters kept in memory, as the kernel would.
+ * What carries the requests: the kernel's socket (nl_sock.c), or the module
+ * itself run in this process (fake_nl.c: the core, kmod/cuckoo.c, behind
+ * the checks and replies of kmod/netlink.c), which `cfctl build` uses to
+ * make an image without a module and the tests use in place of the kernel.
+ * Everything above the backend (nl.c, ops.c, the verbs) is the same for
+ * both, so a verb says and checks the same whichever answers it.
  */
+struct cfnl_backend {
+	/* Open (nl is zeroed first); on failure print why, return -1. */
+	int (*open)(struct cfnl *nl);
+	void (*close)(struct cfnl *nl);
+	/* Send (seq assigned here); 0 or -errno. */
+	int (*send)(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq);
+	/* Receive one datagram and pass its messages to cb: 0, -EAGAIN
+	 * when nonblocking and nothing is there, or -errno. */
+	int (*recv)(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
+};
 
-/* Open the socket and find the family; on failure print why, return -1. */
+extern const struct cfnl_backend cfnl_sock_backend;	/* nl_sock.c */
+
+/* The backend cfnl_open() opens: cfnl_sock_backend unless a verb (build)
+ * or a test binary chose another before opening. */
+extern const struct cfnl_backend *cfnl_backend;
+
+/* Open cfnl_backend; on failure print why, return -1. */
 int cfnl_open(struct cfnl *nl);
+/* Close what cfnl_open() opened; nothing if it was not (nl zeroed). */
 void cfnl_close(struct cfnl *nl);
 
 /* A request: NLM_F_REQUEST | flags; size 0 means a page. NULL: no memory. */
 struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size);
-/* Send (seq assigned here); 0 or -errno. */
+/* Through the backend: see struct cfnl_backend. */
 int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq);
-/* Receive one datagram and pass its messages to cb: 0, -EAGAIN when
- * nonblocking and nothing is there, or -errno. */
 int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
 
 /* Pass the messages of one datagram of replies, buf[0..len), to cb. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfctl: the netlink socket itself (see nl.h): open, send, receive.
- * Everything else of the netlink side is in nl.c, so that the tests can
- * link fake_nl.c, which answers as the kernel does, in place of this file.
+ * cfctl: the netlink socket itself (see nl.h): open, send, receive; the
+ * backend that talks to the kernel.  Everything else of the netlink side
+ * is in nl.c, the same for fake_nl.c, the backend that answers as the
+ * module does from within the process.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static void set_buf(int fd, int force, int plain, int size)
 		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
 }
 
-int cfnl_open(struct cfnl *nl)
+static int sock_open(struct cfnl *nl)
 {
 	int one = 1, snd = 0, err;
 	socklen_t sl = sizeof(snd);
@@ -89,7 +90,7 @@ fail:
 	return -1;
 }
 
-void cfnl_close(struct cfnl *nl)
+static void sock_close(struct cfnl *nl)
 {
 	if (nl->sk)
 		nl_socket_free(nl->sk);
@@ -98,7 +99,7 @@ void cfnl_close(struct cfnl *nl)
 	nl->rbuf = NULL;
 }
 
-int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
+static int sock_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -116,7 +117,7 @@ int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq)
 	return 0;
 }
 
-int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
+static int sock_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 {
 	struct iovec iov = { nl->rbuf, nl->rbuf_len };
 	struct sockaddr_nl sa;
@@ -138,3 +139,10 @@ int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	cfnl_dispatch(nl->rbuf, (size_t)r, cb, arg);
 	return 0;
 }
+
+const struct cfnl_backend cfnl_sock_backend = {
+	.open = sock_open,
+	.close = sock_close,
+	.send = sock_send,
+	.recv = sock_recv,
+};

@@ -138,7 +138,7 @@ static void print_save(FILE *f, const struct save_ctx *s)
 			zstart, off - zstart);
 }
 
-static int save_one(struct cfnl *nl, const char *name, FILE *out)
+int save_one(struct cfnl *nl, const char *name, FILE *out)
 {
 	struct save_ctx s;
 	struct nl_msg *msg;
@@ -272,6 +272,50 @@ static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
 	return r;
 }
 
+int save_out_open(struct save_out *so, const char *file)
+{
+	struct stat lst;
+
+	memset(so, 0, sizeof(*so));
+	so->f = stdout;
+	if (!file || !strcmp(file, "-"))
+		return 0;
+	so->file = file;
+	/* The rename replaces the file a symlink points to, not the
+	 * symlink. */
+	if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
+		so->real = realpath(file, NULL);
+		if (so->real)
+			so->file = so->real;
+	}
+	so->f = open_save_file(so->file, &so->tmp);
+	if (!so->f) {
+		errmsg("cannot write %s: %s", so->file, strerror(errno));
+		free(so->real);
+		so->real = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int save_out_close(struct save_out *so, bool ok)
+{
+	int r = 0;
+
+	if (fflush(so->f) || ferror(so->f)) {
+		errmsg("write error: %s", strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (so->f != stdout && close_save_file(so->f, so->file, so->tmp, ok))
+		r = -1;
+	so->f = NULL;
+	so->tmp = NULL;
+	free(so->real);
+	so->real = NULL;
+	return r;
+}
+
 /* The loaded module's release, for the reader of a save file. */
 static const char *module_version(char *buf, size_t len)
 {
@@ -290,11 +334,9 @@ static const char *module_version(char *buf, size_t len)
 
 int cmd_save(int argc, char **argv)
 {
-	const char *file = cfctl_file();
 	struct filter_info *fi = NULL;
-	FILE *out = stdout;
-	char *tmp = NULL, *real = NULL, modver[64];
-	struct stat lst;
+	struct save_out so;
+	char modver[64];
 	struct cfnl nl;
 	size_t n = 0, i;
 	int r = EXIT_OK, k;
@@ -307,28 +349,16 @@ int cmd_save(int argc, char **argv)
 		cfnl_close(&nl);
 		return EXIT_FAIL;
 	}
-	if (file && strcmp(file, "-")) {
-		/* The rename replaces the file a symlink points to, not
-		 * the symlink. */
-		if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
-			real = realpath(file, NULL);
-			if (real)
-				file = real;
-		}
-		out = open_save_file(file, &tmp);
-		if (!out) {
-			errmsg("cannot write %s: %s", file, strerror(errno));
-			free(real);
-			free(fi);
-			cfnl_close(&nl);
-			return EXIT_FAIL;
-		}
+	if (save_out_open(&so, cfctl_file())) {
+		free(fi);
+		cfnl_close(&nl);
+		return EXIT_FAIL;
 	}
-	fprintf(out, "# nf_cuckoo filters saved by cfctl %s from %s; load with: cfctl restore -f FILE\n",
+	fprintf(so.f, "# nf_cuckoo filters saved by cfctl %s from %s; load with: cfctl restore -f FILE\n",
 		CFCTL_VERSION, module_version(modver, sizeof(modver)));
 	if (argc) {
 		for (k = 0; k < argc; k++)
-			if (save_one(&nl, argv[k], out))
+			if (save_one(&nl, argv[k], so.f))
 				r = EXIT_FAIL;
 	} else {
 		for (i = 0; i < n; i++) {
@@ -337,17 +367,12 @@ int cmd_save(int argc, char **argv)
 					fi[i].name);
 				continue;
 			}
-			if (save_one(&nl, fi[i].name, out))
+			if (save_one(&nl, fi[i].name, so.f))
 				r = EXIT_FAIL;
 		}
 	}
-	if (fflush(out) || ferror(out)) {
-		errmsg("write error: %s", strerror(errno));
+	if (save_out_close(&so, r == EXIT_OK))
 		r = EXIT_FAIL;
-	}
-	if (out != stdout && close_save_file(out, file, tmp, r == EXIT_OK))
-		r = EXIT_FAIL;
-	free(real);
 	free(fi);
 	cfnl_close(&nl);
 	return r;

@@ -3,7 +3,9 @@
 #
 # cfctl's command line without a kernel: help, usage errors and their exit
 # status (2), checked before any netlink, entry syntax included (on the
-# command line and in -f files).  TAP output.
+# command line and in -f files); and cfctl build, which needs no kernel:
+# what it refuses, that it then writes nothing, where it writes.  TAP
+# output.
 #   test_cli.sh [PATH/TO/cfctl]
 set -u
 CFCTL=${1:-$(dirname "$0")/cfctl}
@@ -45,7 +47,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 echo "TAP version 13"
 bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..42"
+echo "1..81"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -93,4 +95,96 @@ t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
 t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
 t "add NAME '' : no entries" 2 "no entries given" -- add x ""
 t "help lists the protocol names cfctl takes" 0 "icmpv6, gre, esp, ah, igmp," -- help add
+
+# cfctl build.  ck DESC STATUS: a test point, ok if STATUS is 0.
+ck() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n - cfctl cli: $1"
+	else
+		echo "not ok $n - cfctl cli: $1"
+		failed=$((failed + 1))
+	fi
+}
+# nofile DESC FILE: ok if FILE does not exist (nor a temporary file
+# beside it).
+nofile() {
+	[ ! -e "$2" ] && ! ls "$2".* >/dev/null 2>&1
+	ck "$1" $?
+	[ -e "$2" ] && echo "# $(ls -l "$2"* 2>&1)"
+}
+# same DESC -- ARGS -- ARGS: both fail with one status and message but for
+# the verb's name (and build's word on the image it did not write).
+same() {
+	local desc=$1 a b ra rb args=()
+	shift 2
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	a=$("$CFCTL" "${args[@]}" 2>&1)
+	ra=$?
+	b=$("$CFCTL" "$@" 2>&1)
+	rb=$?
+	a=$(sed -E 's/^cfctl: [a-z]+: //' <<<"$a")
+	b=$(sed -E 's/^cfctl: build: //; /was left as it was$/d' <<<"$b")
+	[ "$ra" = "$rb" ] && [ "$ra" != 0 ] && [ "$a" = "$b" ]
+	ck "$desc" $?
+	[ "$a" = "$b" ] || printf '%s\n--\n%s\n' "$a" "$b" | sed 's/^/#   /'
+}
+img=$TMP/img
+good=$TMP/good
+for i in $(seq 1 300); do echo "udp 10.1.$((i / 256)).$((i % 256)):$i 192.0.2.1:53"; done >"$good"
+t "help build" 0 "Usage: cfctl build -f FILE -o IMAGE NAME" -- help build
+t "the usage lists build" 0 "^  build -f FILE -o IMAGE NAME" -- -h
+t "the usage lists -o" 0 "^  -o IMAGE  " -- -h
+t "build without a name" 2 "^cfctl: build: missing filter name; usage: cfctl build -f FILE -o IMAGE NAME" -- build -f "$good" -o "$img"
+t "build without -f" 2 "^cfctl: build: missing -f FILE" -- build -o "$img" b
+t "build without -o" 2 "^cfctl: build: missing -o IMAGE" -- build -f "$good" b
+nofile "... no image" "$img"
+t "build: a bad parameter, as create says" 2 "^cfctl: build: unknown parameter 'colour'" -- build -f "$good" -o "$img" b colour blue
+nofile "... no image" "$img"
+same "build: create's message for capacity 0" -- create b capacity 0 -- build -f "$good" -o "$img" b capacity 0
+same "build: create's message for fpr and fingerprint" -- create b fpr 0.01 fingerprint 8 -- build -f "$good" -o "$img" b fpr 0.01 fingerprint 8
+same "build: create's message for a bad name" -- create a/b -- build -f "$good" -o "$img" a/b
+t "build: image is restore's only" 2 "only valid in a restore" -- build -f "$good" -o "$img" b image AAAA
+same "build: add's message for a bad line, named" -- add -f "$bad" b -- build -f "$bad" -o "$img" b
+t "... line 4, nothing applied" 2 "^cfctl: build: line 4: .*nothing was applied" -- build -f "$bad" -o "$img" b
+nofile "... no image" "$img"
+same "build: add's message for a missing file" -- add -f "$TMP/nosuch" b -- build -f "$TMP/nosuch" -o "$img" b
+t "build: the module's refusal of the geometry" 3 "^cfctl: build: .*capacity" -- build -f "$good" -o "$img" b fingerprint 32 bucket 8 capacity 0xffffffffffffffff
+t "build: an entry the key refuses, line 301" 2 "^cfctl: build: line 301: .*nothing was applied" -- build -f <(cat "$good"; echo "udp [2001:db8::1]:1 [2001:db8::2]:2") -o "$img" b family ip
+nofile "... no image" "$img"
+t "build: a full filter, the failing line named" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o "$img" b capacity 8 bucket 2
+nofile "... no image" "$img"
+t "build: an unwritable output, status 3" 3 "^cfctl: build: cannot write $TMP/nodir/img: No such file" -- build -f "$good" -o "$TMP/nodir/img" b
+t "build: -o DIR is unwritable too" 3 "^cfctl: build: cannot write $TMP" -- build -f "$good" -o "$TMP" b
+echo keep >"$TMP/old"
+t "build: a failed build over a file" 3 "was left as it was" -- build -f "$good" -o "$TMP/old" b capacity 8 bucket 2
+[ "$(cat "$TMP/old")" = keep ] && ! ls "$TMP"/old.?* >/dev/null 2>&1
+ck "... leaves it as it was" $?
+t "build -o - : a failed build prints nothing on stdout" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o - b capacity 8 bucket 2
+out=$("$CFCTL" build -f "$good" -o - b capacity 8 bucket 2 2>/dev/null)
+[ -z "$out" ]
+ck "... not a byte" $?
+t "-o is build's only" 2 "^cfctl: save: -o is build's" -- save -o "$img"
+
+t "build: 300 entries" 0 "^$" -- build -f "$good" -o "$img" b capacity 1000 seed 7
+head -1 "$img" | grep -q "^# nf_cuckoo filter built offline by cfctl " &&
+	sed -n 2p "$img" | grep -qE "^create b family inet key src,dst,sport,dport,proto capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop image [A-Za-z0-9+/=]+$" &&
+	[ "$(grep -cE "^load b [0-9]+ " "$img")" = "$(($(wc -l <"$img") - 2))" ]
+ck "... the image: a comment, a create line with the image, load lines" $?
+"$CFCTL" build -f - -o - b capacity 1000 seed 7 <"$good" | cmp -s - "$img"
+ck "build -f - -o - : the same image on stdout" $?
+t "build -v says what was done, on stderr" 0 "^build: image of b written to $TMP/img2 in" -- -v build -f "$good" -o "$TMP/img2" b capacity 1000 seed 7
+cmp -s "$img" "$TMP/img2"
+ck "... the same image again" $?
+"$CFCTL" build -f "$good" -o "$TMP/r1" b capacity 1000
+"$CFCTL" build -f "$good" -o "$TMP/r2" b capacity 1000
+[ -s "$TMP/r1" ] && ! cmp -s "$TMP/r1" "$TMP/r2"
+ck "build without a seed: a random one each time" $?
+t "build -exist: duplicates skipped" 0 "b: 300 entries added, 300 skipped" -- -v -exist build -f <(cat "$good" "$good") -o "$TMP/img3" b capacity 1000 seed 7
+cmp -s "$img" "$TMP/img3"
+ck "... the image of the entries once" $?
+t "build: no entries (-f /dev/null) is an empty filter" 0 "" -- build -f /dev/null -o "$TMP/empty" e capacity 1Mi
+grep -qE "^load e 0 zero [0-9]+$" "$TMP/empty"
+ck "... one zero run" $?
 [ $failed = 0 ]

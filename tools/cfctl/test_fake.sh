@@ -7,6 +7,10 @@
 # the module does (the real core, the module's errnos and ext-acks), so
 # what is checked here is cfctl: what it sends, what it reports, its exit
 # status, and that nothing is applied when it says so.  TAP output.
+# It also holds cfctl build's parity tests: an image built offline by
+# cfctl (CFCTL_BUILD, default: cfctl beside cfctl_fake) is the save of the
+# same filter made here, and build refuses what add refuses, saying the
+# same.
 #   test_fake.sh [--real] [PATH/TO/cfctl_fake]
 # --real: the same against the module and the real cfctl, as root in a
 # network namespace of its own (selftests/cfctl_fake_parity.sh), leaving
@@ -19,6 +23,7 @@ if [ "${1:-}" = --real ]; then
 	shift
 fi
 CFCTL=${1:-$(dirname "$0")/cfctl_fake}
+BUILD=${CFCTL_BUILD:-$(dirname "$CFCTL")/cfctl}
 prefix=${TAP_PREFIX:-cfctl fake}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -78,7 +83,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((37 - 2 * real))"
+echo "1..$((52 - 2 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -182,6 +187,87 @@ printf 'create r family ip capacity 100\nadd r udp 10.0.0.1:1 10.0.0.2:2\nadd r 
 t "restore: a bad entry line, status 2" 2 "restore: line 3: .*nothing was applied" -- \
 	restore -f "$dir/rbad"
 want_items r none "restore: bad entry line: nothing applied"
+
+# cfctl build: the image made offline is the save of the same filter
+# created here with the same seed and the same entries added in the same
+# order, but for the first line (a comment naming who made it).  Filters
+# of several geometries, keys and fills, duplicates included; bb is
+# filled to 95%: its inserts search for room.
+cf destroy f
+{
+	entries 1 3000
+	awk 'BEGIN { for (i = 1; i <= 1000; i++)
+		printf "tcp [2001:db8::%x]:%d [2001:db8:1::1]:443\n", i, i }'
+	entries 1 20
+} >"$dir/mix"
+awk 'BEGIN { for (i = 1; i <= 1900; i++)
+	printf "tcp [2001:db8:2::%x]:%d [2001:db8:3::%x]:22\n", i, 1000 + i, i % 7 }' \
+	>"$dir/bi"
+awk 'BEGIN { for (i = 0; i < 1200; i++)
+	printf "src 172.16.%d.%d\n", int(i / 256), i % 256 }' >"$dir/srcs"
+entries 1 200 >"$dir/few"
+
+# bva NAME FILE EXIST PARAMETERS...: build NAME offline, then create and
+# add it here (EXIT: "-exist" or ""), both saved; ok if all went well.
+bva() {
+	local name=$1 file=$2 x=$3 desc
+	shift 3
+	desc="build $name ($*${x:+, $x})"
+	out=$("$BUILD" ${x:+"$x"} build -f "$file" -o "$dir/$name.img" "$name" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && [ -s "$dir/$name.img" ]
+	result $? "$desc: status 0, an image written"
+	cf create "$name" "$@" &&
+		[ "$rc" = 0 ] && cf ${x:+"$x"} add -f "$file" "$name" &&
+		[ "$rc" = 0 ] && cf save -f "$dir/$name.save" "$name"
+	[ "$rc" = 0 ] &&
+		cmp -s <(tail -n +2 "$dir/$name.img") <(tail -n +2 "$dir/$name.save")
+	result $? "$desc: the image is the save of the filter made here, but for line 1"
+}
+bva ba "$dir/mix" "" capacity 8000 seed 0x1234abcd
+bva bb "$dir/bi" "" family ip6 bidirectional bucket 8 kicks 50 fingerprint 16 capacity 2000 seed 99
+bva bc "$dir/srcs" -exist family ip key src fingerprint 8 bucket 2 capacity 1200 seed 5
+grep -q '^# nf_cuckoo filter built offline by cfctl ' "$dir/ba.img" &&
+	! grep -q "built offline" "$dir/ba.save"
+result $? "build: the image's first line says it was built offline"
+
+t "build: the offline image restores here" 0 "" -- destroy ba
+t "... restore -f IMAGE" 0 "" -- restore -f "$dir/ba.img"
+t "... every entry of the image is present" 0 \
+	"ba: 4020 of 4020 entries present" -- test -f "$dir/mix" ba
+cf save -f "$dir/ba.again" ba
+cmp -s <(tail -n +2 "$dir/ba.img") <(tail -n +2 "$dir/ba.again")
+result $? "... and saved again, it is the image"
+
+# Refused as add refuses, in the same words but for the verb, and then
+# nothing is written: -o - gets nothing on stdout.
+# same DESC ADD_STATUS -- ADD ARGS -- BUILD ARGS: both fail alike.
+same() {
+	local desc=$1 want=$2 args=() a b bo
+	shift 3
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	cf "${args[@]}"
+	[ "$rc" = "$want" ] || { result 1 "$desc (add: status $rc)"; return; }
+	a=$out
+	bo=$("$BUILD" "$@" 2>"$dir/err")
+	rc=$?
+	b=$(sed 's/^cfctl: build: /cfctl: add: /' "$dir/err")
+	out="add said: $a"$'\n'"build said: $(cat "$dir/err")"$'\n'"build's stdout: $bo"
+	[ "$rc" = "$want" ] && [ "$a" = "$b" ] && [ -z "$bo" ]
+	result $? "$desc"
+}
+cf create bf family ip capacity 8 bucket 2 kicks 10 seed 1
+same "build: a full filter: add's error and status, nothing written" 3 \
+	-- add -f "$dir/few" bf -- \
+	build -f "$dir/few" -o - bf family ip capacity 8 bucket 2 kicks 10 seed 1
+want_items bf 0 "... and add applied nothing"
+cf create bg family ip capacity 20000 seed 1
+same "build: an entry of the wrong family on line 3001: add's error" 2 \
+	-- add -f "$dir/family" bg -- build -f "$dir/family" -o - bg family ip capacity 20000 seed 1
+same "build: a syntax error on line 3001: add's error" 2 \
+	-- add -f "$dir/syntax" bg -- build -f "$dir/syntax" -o - bg family ip capacity 20000 seed 1
+cf destroy ba bb bc bf bg
 
 [ $real = 1 ] && exit $((failed > 0))
 printf 'create r family ip capacity 100\nadd r udp 10.0.0.1:1 10.0.0.2:2\nadd r udp 10.0.0.3:1 10.0.0.4:2\nflush r\n' \

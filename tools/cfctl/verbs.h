@@ -19,6 +19,7 @@ int cmd_del(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 
 /* Build NF_CUCKOO_CMD_NEW (or, with an image, NF_CUCKOO_CMD_LOAD_BEGIN). */
 struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs);
@@ -37,6 +38,59 @@ void report_failure(struct opq *q, int err, const char *unit,
 
 /* -f FILE ('-': stdin); prints the error. */
 FILE *open_input(const char *path);
+
+/*
+ * Entries as read, before the filter is looked up: the syntax of all of
+ * them is checked without the kernel, then each against the filter's key.
+ * line: the input line, or the entry's rank on the command line.
+ */
+struct parsed {
+	struct entry *e;
+	uint32_t *line;
+	size_t n, cap;
+};
+
+void parsed_free(struct parsed *p);
+/* The entries of -f FILE ('-': stdin), as add -f reads them: EXIT_OK, or
+ * the status of the error printed (a bad line named). */
+int entries_from_file(const char *file, struct parsed *p);
+/*
+ * What add, del and test do once the entries are read: look the filter
+ * up on nl, check each entry against its key, send them in batches,
+ * report.  file: the entries came from -f (errors name lines).  p is
+ * consumed.  -v's summary of add and del goes to vout.  EXIT_*.
+ */
+int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
+		  struct parsed *p, bool file, FILE *vout);
+
+/* The words of `create NAME PARAMETERS` into fs, checked as create checks
+ * them (usage: for the message of a missing name).  EXIT_*, printed. */
+int create_parse(int argc, char **argv, struct filter_spec *fs,
+		 const char *usage);
+/* Create fs's filter on nl, as create does (-exist: an existing one is
+ * fine).  EXIT_*, the error printed. */
+int create_apply(struct cfnl *nl, const struct filter_spec *fs);
+
+/*
+ * Where a save goes: stdout (file NULL or "-"), or, for a regular file,
+ * FILE.XXXXXX beside it, renamed over FILE by save_out_close() if all
+ * went well (a symlink is followed: its target is replaced).
+ */
+struct save_out {
+	FILE *f;
+	const char *file;	/* NULL: stdout */
+	char *tmp;		/* the temporary file, NULL if written in place */
+	char *real;		/* file with its symlink resolved (malloc'ed) */
+};
+
+/* 0, or -1 with the error printed. */
+int save_out_open(struct save_out *so, const char *file);
+/* Flush and close, and if ok put the file in place, else remove the
+ * temporary one.  0, or -1 with the error printed. */
+int save_out_close(struct save_out *so, bool ok);
+/* Save filter name (create and load lines) to out.  0 or -errno, the
+ * error printed. */
+int save_one(struct cfnl *nl, const char *name, FILE *out);
 
 /* Returns how the kernel error maps to an exit status. */
 static inline int exit_for(int err)

@@ -125,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		atexit(cleanup);
 		/* Small filters: the fuzzer is after cfctl, not memory. */
 		fake_mem_max = 1 << 20;
+		cfnl_backend = &fake_nl_backend;
 	}
 	if (!size)
 		return 0;

@@ -24,6 +24,11 @@ const char *cfctl_file(void)
 	return fuzz_file;
 }
 
+const char *cfctl_output(void)
+{
+	return NULL;
+}
+
 void errmsg(const char *fmt, ...)
 {
 	(void)fmt;
