@@ -151,7 +151,7 @@ def main():
             if c and t and t[1]:
                 print("nf_cuckoo at %d flows, IPv%d, %d%%: %.2fx nftables "
                       "(goal at most 0.5x at 1M)" % (big, fam, m, c[1] / t[1]))
-    ab_lines(summary)
+    ab_lines(per)
     if args.tap:
         ran = {k[3] for k in summary}
         for c in ORDER:
@@ -164,17 +164,27 @@ def main():
     return 1 if bad or not runs else 0
 
 
-def ab_lines(summary):
-    """This tree's nf_cuckoo against the other build, over the baseline."""
-    for (fam, n, m, c), (_, o, over, _) in sorted(summary.items()):
-        other = summary.get((fam, n, m, "cuckoo-ab"))
-        if c != "cuckoo-f12" or not other or not other[1]:
+def ab_lines(per):
+    """This tree's nf_cuckoo against the other build, over the baseline:
+    the medians, then the ratio round by round (the two ran a few seconds
+    apart, so a slow stretch of the host moves both)."""
+    for fam, n, m in sorted({k[:3] for k in per}):
+        base = per.get((fam, n, m, "none"), {})
+        cur = per.get((fam, n, m, "cuckoo-f12"), {})
+        other = per.get((fam, n, m, "cuckoo-ab"), {})
+        reps = [r for r in cur if r in other and r in base]
+        if not reps:
             continue
-        print("nf_cuckoo at %d flows, IPv%d, %d%%: this tree %.0f ns over "
-              "the baseline (%.0f-%.0f), %s %.0f (%.0f-%.0f): %.2fx" % (
-                  n, fam, m, o, min(over), max(over), NAMES["cuckoo-ab"],
-                  other[1], min(other[2]), max(other[2]), o / other[1]))
-
+        a = [cur[r] - base[r] for r in reps]
+        b = [other[r] - base[r] for r in reps]
+        ratio = [x / y for x, y in zip(a, b) if y > 0]
+        print("nf_cuckoo at %d flows, IPv%d, %d%%: this tree %.0f ns over the "
+              "baseline (%.0f-%.0f), %s %.0f (%.0f-%.0f); per round %.2fx "
+              "(%.2f-%.2f), this tree faster in %d of %d" % (
+                  n, fam, m, statistics.median(a), min(a), max(a),
+                  NAMES["cuckoo-ab"], statistics.median(b), min(b), max(b),
+                  statistics.median(ratio), min(ratio), max(ratio),
+                  sum(x < 1 for x in ratio), len(ratio)))
 
 if __name__ == "__main__":
     sys.exit(main())
