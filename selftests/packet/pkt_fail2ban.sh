@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fail2ban drives nf_cuckoo (contrib/fail2ban/action.d/nf-cuckoo.conf):
+# Debian's fail2ban-server runs in server s, in the foreground, on a test
+# configuration (a jail on a log file this test writes, polling backend,
+# a short bantime, the nf-cuckoo action).  Clients a (10.0.0.1, fd00::1)
+# and c (10.0.1.1) send UDP to s.  Five failures of a's addresses in the
+# log ban them: a's packets are dropped at s, c's pass, and
+# `fail2ban-client status` agrees with `cfctl test`.  A malformed address
+# and a missing filter are logged with cfctl's reason and change nothing
+# else.  fail2ban restarted during the ban bans again from its database,
+# with no second copy; when the ban ends a passes again; stopping
+# fail2ban destroys the filter, as the action says.
+
+. "$(dirname "$0")/pktlib.sh"
+require_env
+command -v fail2ban-server >/dev/null ||
+	bail "fail2ban-server is missing (scripts/deps.sh installs fail2ban)"
+plan 15
+
+BANTIME=90
+A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
+A6=fd00::1 S6A=fd00::2
+mkns a c s
+link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
+link c vc $C4/24 fd01::1/64 s sc $S4C/24 fd01::2/64
+
+nft_load s <<EOF
+table inet t {
+	counter a4 {}
+	counter a6 {}
+	counter c4 {}
+	chain in {
+		type filter hook input priority 0;
+		ip saddr $A4 udp dport 5001 counter name a4
+		ip6 saddr $A6 udp dport 5001 counter name a6
+		ip saddr $C4 udp dport 5001 counter name c4
+	}
+}
+EOF
+
+# The test configuration: everything fail2ban writes under $F2B.
+F2B=$SCRATCH/f2b
+AUTHLOG=$SCRATCH/auth.log
+FILTER=f2b-nfcf
+mkdir -p "$F2B/action.d" "$F2B/filter.d" || bail "cannot make $F2B"
+cp "$REPO/contrib/fail2ban/action.d/nf-cuckoo.conf" "$F2B/action.d/" ||
+	bail "no contrib/fail2ban/action.d/nf-cuckoo.conf"
+cat >"$F2B/fail2ban.conf" <<EOF
+[Definition]
+loglevel = INFO
+logtarget = $F2B/fail2ban.log
+syslogsocket = auto
+socket = $F2B/fail2ban.sock
+pidfile = $F2B/fail2ban.pid
+dbfile = $F2B/fail2ban.sqlite3
+dbpurgeage = 1d
+allowipv6 = auto
+EOF
+cat >"$F2B/jail.conf" <<EOF
+[nfcf]
+enabled = true
+backend = polling
+filter = nfcf-test
+logpath = $AUTHLOG
+maxretry = 5
+findtime = 600
+bantime = $BANTIME
+action = nf-cuckoo[cfctl="$CFCTL"]
+EOF
+cat >"$F2B/filter.d/nfcf-test.conf" <<'EOF'
+[Definition]
+failregex = ^FAIL from <HOST>$
+datepattern = {NONE}
+EOF
+: >"$AUTHLOG"
+
+f2b_start() {
+	nsenter --net="/run/netns/${NSP}s" -- \
+		fail2ban-server -f -x -c "$F2B" >>"$F2B/server.out" 2>&1 &
+	F2B_PID=$!
+	BGPIDS+=("$F2B_PID")
+}
+f2b() { ns s fail2ban-client -c "$F2B" "$@" 2>/dev/null; }
+# until SECONDS CMD...: CMD succeeds within SECONDS.
+until_ok() {
+	local t=$1 i
+
+	shift
+	for ((i = 0; i < t * 2; i++)); do
+		"$@" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+banned() { f2b status nfcf | sed -n 's/.*Banned IP list:[[:space:]]*//p'; }
+is_banned() { banned | tr ' ' '\n' | grep -qx "$1"; }
+jail_up() { f2b status nfcf >/dev/null; }
+items() { fstat s "$FILTER" .stats.items; }
+fail() { local i; for ((i = 0; i < 5; i++)); do echo "FAIL from $1"; done >>"$AUTHLOG"; }
+# send: 5 datagrams from a (IPv4 and IPv6) and from c; DA4 DA6 DC4 get
+# how many of each arrived.
+send() {
+	counters s
+	local a4=${CNT[a4]} a6=${CNT[a6]} c4=${CNT[c4]}
+	pktr a seq "udp --dst $S4A --sport 4001 --dport 5001 -n 5" \
+		"udp --dst $S6A --sport 4001 --dport 5001 -n 5"
+	pktr c seq "udp --dst $S4C --sport 4001 --dport 5001 -n 5"
+	counters s
+	DA4=$((CNT[a4] - a4)) DA6=$((CNT[a6] - a6)) DC4=$((CNT[c4] - c4))
+}
+# agree: every address fail2ban says is banned tests present, c does not,
+# and the filter holds as many entries as there are bans.
+agree() {
+	local ip list n=0
+
+	list=$(banned)
+	for ip in $list; do
+		cfq s test "$FILTER" src "$ip" || return 1
+		n=$((n + 1))
+	done
+	! cf s test "$FILTER" src $C4 >/dev/null 2>&1 && [ "$(items)" = "$n" ]
+}
+
+f2b_start
+if until_ok 120 jail_up; then
+	ok "fail2ban-server runs the jail with the nf-cuckoo action"
+else
+	bail "fail2ban-server did not start: $(tail -5 "$F2B/server.out" "$F2B/fail2ban.log" 2>/dev/null)"
+fi
+check_all "actionstart made $FILTER: key src, family inet, input hook, drop" \
+	"$(fstat s "$FILTER" '[(.key | join(",")), .family, .hook, .action] | join(" ")')" = "src inet input drop"
+
+send
+check_all "before any ban, a (IPv4, IPv6) and c get through" \
+	"$DA4" = 5 "$DA6" = 5 "$DC4" = 5
+
+fail $A4
+fail $A6
+if until_ok 60 is_banned $A4 && until_ok 30 is_banned $A6; then
+	ok "five failures in the log: fail2ban bans $A4 and $A6"
+else
+	not_ok "five failures in the log: fail2ban bans $A4 and $A6" "banned: $(banned)"
+fi
+check "fail2ban-client status agrees with cfctl test" agree
+send
+check_all "banned: a's packets are dropped at s, c's get through" \
+	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5
+
+# A malformed address reaches the action (fail2ban passes it on): cfctl
+# refuses it, fail2ban logs why and goes on.
+f2b set nfcf banip 10.0.0.300 >/dev/null
+until_ok 20 grep -q "cfctl: add: .*bad address .10\.0\.0\.300" "$F2B/fail2ban.log"
+check_all "a malformed address: logged with cfctl's reason, nothing else changed" \
+	"$(grep -c "cfctl: add: .*bad address .10\.0\.0\.300" "$F2B/fail2ban.log")" -ge 1 \
+	"$(items)" = 2 "$(f2b ping | grep -c pong)" = 1
+# fail2ban keeps the address as banned all the same: lift it, as an admin
+# would (the unban fails in cfctl too, and is logged).
+f2b set nfcf unbanip 10.0.0.300 >/dev/null
+until_ok 20 eval '[ "$(banned | wc -w)" = 2 ]'
+
+# Restart during the ban: fail2ban stops (the filter goes), starts, bans
+# again from its database.
+t_ban=$SECONDS
+f2b stop >/dev/null
+until_ok 60 eval '! kill -0 $F2B_PID 2>/dev/null'
+check_all "fail2ban stopped: its process is gone, and the filter with it" \
+	"$(kill -0 $F2B_PID 2>/dev/null && echo running)" = "" \
+	"$(cf s list -n | grep -cx "$FILTER")" = 0
+f2b_start
+until_ok 120 jail_up && until_ok 60 is_banned $A4 && until_ok 30 is_banned $A6
+check_all "restarted: the bans come back from fail2ban's database, one copy each" \
+	"$(banned | wc -w)" = 2 "$(items)" = 2
+check "after the restart, status and cfctl test still agree" agree
+send
+check_all "after the restart a is dropped again, c gets through" \
+	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5
+
+# The ban ends.
+until_ok $((BANTIME + 60)) eval '[ -z "$(banned)" ]'
+diag "the ban ended $((SECONDS - t_ban)) s after the restart began (bantime $BANTIME s)"
+check_all "the bantime over: fail2ban unbans, the filter is empty" \
+	"$(banned)" = "" "$(items)" = 0
+send
+check_all "unbanned: a gets through again" "$DA4" = 5 "$DA6" = 5 "$DC4" = 5
+
+# A missing filter: the ban fails with cfctl's reason, fail2ban runs on.
+cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
+f2b set nfcf banip 10.0.0.99 >/dev/null
+until_ok 20 grep -q "cfctl: add: no filter of that name" "$F2B/fail2ban.log"
+check_all "a missing filter: logged with cfctl's reason, fail2ban runs on" \
+	"$(grep -c "cfctl: add: no filter of that name" "$F2B/fail2ban.log")" -ge 1 \
+	"$(f2b ping | grep -c pong)" = 1
+
+f2b stop >/dev/null
+until_ok 60 eval '! kill -0 $F2B_PID 2>/dev/null'
+check_all "fail2ban stopped again: no filter left behind" \
+	"$(kill -0 $F2B_PID 2>/dev/null && echo running)" = "" \
+	"$(cf s list -n | grep -c .)" = 0
+check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
