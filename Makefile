@@ -13,8 +13,9 @@
 #   make bench-hook the in-kernel hook benchmark alone (bench/hook/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
-#                   $(PREFIX)/share/man/man8; DESTDIR and PREFIX (default
-#                   /usr/local) as usual
+#                   $(PREFIX)/share/man/man8, the fail2ban action into
+#                   $(SYSCONFDIR)/fail2ban/action.d; DESTDIR, PREFIX
+#                   (default /usr/local) and SYSCONFDIR (/etc) as usual
 #   make uninstall  remove what make install put there
 #   make clean
 #
@@ -34,7 +35,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 all: module cfctl
 
 PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
+# fail2ban reads its actions from /etc whatever the prefix.
+F2B_ACTION = contrib/fail2ban/action.d/nf-cuckoo.conf
+F2B_DIR = $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
 
 module: have-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -50,12 +55,13 @@ have-kdir:
 install: module cfctl
 	install -D -m 644 nf_cuckoo.ko $(MODDIR)/nf_cuckoo.ko
 	$(MAKE) -C tools/cfctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
 		depmod -b "$(DESTDIR)" -a $(KVER); fi
 
 uninstall:
-	rm -f $(MODDIR)/nf_cuckoo.ko
+	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \

@@ -84,8 +84,10 @@ grep -q "^updates/nf_cuckoo.ko:" "$kdir/lib/modules/$KVER/modules.dep"
 point $? "depmod indexed updates/nf_cuckoo.ko in the copied tree"
 vm_points "make install" "$kdir" selftests/vm/installed.sh \
 	"$kdir/usr/local/sbin/cfctl"
+cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf "$kdir/etc/fail2ban/action.d/nf-cuckoo.conf"
+point $? "make install puts the fail2ban action in /etc/fail2ban/action.d"
 out=$(make -s uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
-left=$(find "$kdir/usr" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
+left=$(find "$kdir/usr" "$kdir/etc" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
 ! grep -q nf_cuckoo "$kdir/lib/modules/$KVER/modules.dep" && [ -z "$left" ]
 point $? "make uninstall removes what make install put" "$out$left"
 rm -rf "$work/none"
@@ -148,6 +150,8 @@ installed=/lib/modules/$KVER/updates/dkms/nf_cuckoo.ko
 point $? "DKMS built and installed the module for $KVER" "$(dkms status 2>&1)"
 out=$(systemd-analyze verify /lib/systemd/system/nf-cuckoo.service 2>&1)
 point $? "systemd-analyze verify nf-cuckoo.service" "$out"
+cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf
+point $? "the cfctl package installs the fail2ban action"
 
 kdir=$work/deb-kernel
 kernel_copy "$kdir"
@@ -163,6 +167,7 @@ out=$(dpkg --purge cfctl nf-cuckoo-dkms 2>&1)
 point $? "dpkg --purge removes both" "$out"
 left=$(ls -d /usr/src/nf-cuckoo-* /var/lib/dkms/nf-cuckoo /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service /usr/share/man/man8/cfctl.8.gz \
+	/etc/fail2ban/action.d/nf-cuckoo.conf \
 	/lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
 st=$(dpkg-query -W -f='${Status}\n' cfctl nf-cuckoo-dkms 2>/dev/null | grep -v not-installed)
 [ -z "$left$st" ]
