@@ -501,26 +501,36 @@ static __always_inline void cf_ss_load(const u64 *t, u32 i, unsigned int f,
 }
 
 /*
+ * Flags at bits 0, d, 2d and 3d (d >= 4) gathered into bits 0..3: each
+ * term of the multiplier moves one flag to bit 3d + j, and the others to
+ * bits that neither collide nor carry into those four.
+ */
+static __always_inline u32 cf_ss_gather(u64 flags, unsigned int d)
+{
+	u64 m = (1ULL << 3 * d) | (1ULL << (2 * d + 1)) |
+		(1ULL << (d + 2)) | (1ULL << 3);
+
+	return (u32)((flags * m) >> 3 * d) & 15;
+}
+
+/*
  * Is the pair (hi, lo) in one lane of nib (four 4-bit nibbles) and the
  * same lane of lows (four d-bit low parts, garbage above), 4 <= d <= 13?
  * Word-parallel: a lane of x is zero exactly where ~(((x & low) + low) | x)
  * has the lane's top bit (no sum carries into the next lane), for the
- * nibbles and for the low parts; the nibbles' flags are then moved to the
- * top bits of the low parts' lanes, and the two sets of flags must meet.
+ * nibbles and for the low parts; the two sets of flags, gathered into
+ * four bits each, must meet.
  */
 static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
 					     u32 lo, unsigned int d)
 {
 	u64 ones = cf_lane_ones(d, 4), low = ones * (cf_low_mask(d) >> 1);
-	u64 x = lows ^ (lo * ones), zl, zn;
-	u32 y = nib ^ (hi * 0x1111U), z;
+	u64 x = lows ^ (lo * ones), zl;
+	u32 y = nib ^ (hi * 0x1111U), zn;
 
 	zl = ~(((x & low) + low) | x) & (ones << (d - 1));
-	z = ~(((y & 0x7777U) + 0x7777U) | y) & 0x8888U;
-	zn = (u64)(z & 0x8) << (d - 4) | (u64)(z & 0x80) << (2 * d - 8) |
-	     (u64)(z & 0x800) << (3 * d - 12) |
-	     (u64)(z & 0x8000) << (4 * d - 16);
-	return zl & zn;
+	zn = ~(((y & 0x7777U) + 0x7777U) | y) & 0x8888U;
+	return cf_ss_gather(zl >> (d - 1), d) & cf_ss_gather(zn >> 3, 4);
 }
 
 /* Is fp in semi-sorted bucket i?  Each slot's nibble and low part. */
@@ -753,20 +763,32 @@ static __always_inline bool cf_ss_lookup(const struct cuckoo_filter *cf,
 
 /*
  * Semi-sorted buckets, with f a constant for the common widths: the
- * fields of a bucket are then at constant places.
+ * fields of a bucket are then at constant places.  One function each, so
+ * that none pays for the registers of the others.
  */
+#define CF_SS_LOOKUP_F(f)						\
+static cf_noinline bool cf_ss_lookup_##f(const struct cuckoo_filter *cf, \
+					 struct cf_hash h)		\
+{									\
+	return cf_ss_lookup(cf, h, f);					\
+}
+CF_SS_LOOKUP_F(8)
+CF_SS_LOOKUP_F(12)
+CF_SS_LOOKUP_F(13)
+CF_SS_LOOKUP_F(16)
+
 static cf_noinline bool cf_lookup_semisort(const struct cuckoo_filter *cf,
 					   struct cf_hash h)
 {
 	switch (cf->fp_bits) {
 	case 8:
-		return cf_ss_lookup(cf, h, 8);
+		return cf_ss_lookup_8(cf, h);
 	case 12:
-		return cf_ss_lookup(cf, h, 12);
+		return cf_ss_lookup_12(cf, h);
 	case 13:
-		return cf_ss_lookup(cf, h, 13);
+		return cf_ss_lookup_13(cf, h);
 	case 16:
-		return cf_ss_lookup(cf, h, 16);
+		return cf_ss_lookup_16(cf, h);
 	default:
 		return cf_ss_lookup(cf, h, cf->fp_bits);
 	}
