@@ -163,8 +163,8 @@ static inline bool img_ss_bucket(const u64 *w, u64 i, unsigned int f,
 
 	ss_init();
 	for (j = 0; j < 4; j++)
-		fps[j] = ((ss_nibbles_of[code < SS_CODES ? code : 0] >>
-			   (4 * j)) & 15) << (f - 4) |
+		fps[j] = ((u32)ss_nibbles_of[code < SS_CODES ? code : 0] >>
+			  (4 * j) & 15) << (f - 4) |
 			 img_get_bits(w, bit + 12 + j * (f - 4), f - 4);
 	return code < SS_CODES;
 }
