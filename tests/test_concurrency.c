@@ -437,8 +437,9 @@ int main(int argc, char **argv)
 	if (!g_readers || g_readers > MAX_READERS || g_large < 10000 ||
 	    g_small < 10000)
 		goto usage;
-	printf("# test_concurrency %s: seed %#llx, capacities %llu and %llu, "
-	       "%u readers, up to %llu writer ops or %.1f s each\n",
+	printf("# test_concurrency %s: seed %#llx, capacities %llu, %llu and "
+	       "1000, plain then semi-sorted, %u readers, up to %llu writer "
+	       "ops or %.1f s each\n",
 	       TEST_VARIANT, (unsigned long long)g_seed,
 	       (unsigned long long)g_large, (unsigned long long)g_small,
 	       g_readers, (unsigned long long)g_ops, g_seconds);
