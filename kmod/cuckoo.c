@@ -1741,22 +1741,21 @@ int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
 }
 
 /*
- * Is semi-sorted bucket i as cf_ss_write() writes it: a code below 3876,
- * fingerprints sorted?  Any other bits would decode (lookups stay in
- * bounds), but to a bucket that no filter holds.
+ * Semi-sorted bucket i's fingerprints in fps; is the bucket as
+ * cf_ss_write() writes it?  Any other bits would decode (lookups stay in
+ * bounds), but to a bucket that no filter holds.  Every bit of a bucket
+ * is in its code or a low part, and a code below 3876 decodes to sorted
+ * nibbles: the bucket is canonical exactly when such a code's
+ * fingerprints come out sorted.
  */
-static bool cf_ss_canonical(const struct cuckoo_filter *cf, u32 i)
+static bool cf_ss_canonical(const struct cuckoo_filter *cf, u32 i, u32 *fps)
 {
-	unsigned int w = cf->bucket_bits;
-	u64 v0, v1, p0, p1;
-	u32 fps[4];
+	u64 v0, v1;
 
 	cf_ss_load(cf->table, i, cf->fp_bits, &v0, &v1);
 	cf_ss_unpack(v0, v1, cf->fp_bits, fps);
-	cf_ss_pack(fps, cf->fp_bits, &p0, &p1);
-	v0 &= cf_low_mask(w < 64 ? w : 64);
-	v1 &= cf_low_mask(w > 64 ? w - 64 : 0);
-	return v0 == p0 && v1 == p1;
+	return (v0 & ((1U << CF_SS_CODE_BITS) - 1)) < CF_SS_CODES &&
+	       fps[0] <= fps[1] && fps[1] <= fps[2] && fps[2] <= fps[3];
 }
 
 /*
@@ -1771,9 +1770,10 @@ int cf_import_finish(struct cuckoo_filter *cf)
 	u32 i, fps[8];
 
 	for (i = 0; i < cf->nbuckets; i++) {
-		if (ss && !cf_ss_canonical(cf, i))
+		if (!ss)
+			cf_bucket_fps(cf, i, fps);
+		else if (!cf_ss_canonical(cf, i, fps))
 			return -EINVAL;
-		cf_bucket_fps(cf, i, fps);
 		for (s = 0; s < cf->bucket_size; s++)
 			count += fps[s] != 0;
 		if (!((i + 1) % CF_RESCHED_EVERY))
