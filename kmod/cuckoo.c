@@ -764,34 +764,46 @@ static __always_inline bool cf_ss_lookup(const struct cuckoo_filter *cf,
 /*
  * Semi-sorted buckets, with f a constant for the common widths: the
  * fields of a bucket are then at constant places.  One function each, so
- * that none pays for the registers of the others.
+ * that none pays for the registers of the others, and the dispatch
+ * (cf_lookup_wide()) is only jumps.
  */
-#define CF_SS_LOOKUP_F(f)						\
-static cf_noinline bool cf_ss_lookup_##f(const struct cuckoo_filter *cf, \
-					 struct cf_hash h)		\
-{									\
-	return cf_ss_lookup(cf, h, f);					\
-}
-CF_SS_LOOKUP_F(8)
-CF_SS_LOOKUP_F(12)
-CF_SS_LOOKUP_F(13)
-CF_SS_LOOKUP_F(16)
-
-static cf_noinline bool cf_lookup_semisort(const struct cuckoo_filter *cf,
-					   struct cf_hash h)
+static cf_noinline bool cf_ss_lookup_8(const struct cuckoo_filter *cf,
+				       struct cf_hash h)
 {
-	switch (cf->fp_bits) {
-	case 8:
-		return cf_ss_lookup_8(cf, h);
-	case 12:
-		return cf_ss_lookup_12(cf, h);
-	case 13:
-		return cf_ss_lookup_13(cf, h);
-	case 16:
-		return cf_ss_lookup_16(cf, h);
-	default:
-		return cf_ss_lookup(cf, h, cf->fp_bits);
-	}
+	return cf_ss_lookup(cf, h, 8);
+}
+
+static cf_noinline bool cf_ss_lookup_12(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 12);
+}
+
+static cf_noinline bool cf_ss_lookup_13(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 13);
+}
+
+static cf_noinline bool cf_ss_lookup_16(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 16);
+}
+
+static cf_noinline bool cf_ss_lookup_any(const struct cuckoo_filter *cf,
+					 struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, cf->fp_bits);
+}
+
+/* f = 32, and the generic layout. */
+static cf_noinline bool cf_lookup_wide_plain(const struct cuckoo_filter *cf,
+					     struct cf_hash h)
+{
+	if (cf->layout == CF_LAYOUT_F32_B4)
+		return cf_lookup(cf, h, 32, 4);
+	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
 }
 
 /*
@@ -803,11 +815,20 @@ static cf_noinline bool cf_lookup_semisort(const struct cuckoo_filter *cf,
 static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
 				       struct cf_hash h)
 {
-	if (cf->layout == CF_LAYOUT_SEMISORT)
-		return cf_lookup_semisort(cf, h);
-	if (cf->layout == CF_LAYOUT_F32_B4)
-		return cf_lookup(cf, h, 32, 4);
-	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
+	if (cf->layout != CF_LAYOUT_SEMISORT)
+		return cf_lookup_wide_plain(cf, h);
+	switch (cf->fp_bits) {
+	case 8:
+		return cf_ss_lookup_8(cf, h);
+	case 12:
+		return cf_ss_lookup_12(cf, h);
+	case 13:
+		return cf_ss_lookup_13(cf, h);
+	case 16:
+		return cf_ss_lookup_16(cf, h);
+	default:
+		return cf_ss_lookup_any(cf, h);
+	}
 }
 
 /*
