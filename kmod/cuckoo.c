@@ -552,12 +552,22 @@ static __always_inline bool cf_ss_has(const u64 *t, u32 i, u32 fp,
 	return hit;
 }
 
-/* The four fingerprints of a bucket from its bits, in ascending order. */
+/*
+ * The four fingerprints of a bucket from its bits, in ascending order.
+ * Up to f = 17 the bucket is all in v0, and the fields are plain shifts.
+ */
 static void cf_ss_unpack(u64 v0, u64 v1, unsigned int f, u32 *fps)
 {
 	unsigned int d = f - 4, j;
 	u32 nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
+	u32 mask = (u32)cf_low_mask(d);
+	u64 lows = v0 >> CF_SS_CODE_BITS;
 
+	if (4 * f - 4 <= 64) {
+		for (j = 0; j < 4; j++, lows >>= d, nib >>= 4)
+			fps[j] = (nib & 15) << d | ((u32)lows & mask);
+		return;
+	}
 	for (j = 0; j < 4; j++)
 		fps[j] = ((nib >> (4 * j)) & 15) << d |
 			 cf_ss_field(v0, v1, CF_SS_CODE_BITS + j * d, d);
@@ -590,6 +600,12 @@ static void cf_ss_pack(u32 *fps, unsigned int f, u64 *v0, u64 *v1)
 	*v0 = (fps[0] >> d) + cf_ss_rank[0][fps[1] >> d] +
 	      cf_ss_rank[1][fps[2] >> d] + cf_ss_rank[2][fps[3] >> d];
 	*v1 = 0;
+	if (4 * f - 4 <= 64) {
+		for (j = 0; j < 4; j++)
+			*v0 |= (u64)(fps[j] & cf_low_mask(d)) <<
+			       (CF_SS_CODE_BITS + j * d);
+		return;
+	}
 	for (j = 0; j < 4; j++) {
 		lo = fps[j] & cf_low_mask(d);
 		at = CF_SS_CODE_BITS + j * d;
