@@ -1653,7 +1653,8 @@ void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img)
 {
 	*img = (struct cf_image){
 		.magic = CF_IMAGE_MAGIC,
-		.version = CF_IMAGE_VERSION,
+		.version = cf_semisorted(cf) ? CF_IMAGE_VERSION :
+					       CF_IMAGE_VERSION_MIN,
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
 		.nbuckets = cf->nbuckets,

@@ -226,14 +226,16 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
 #define CF_IMAGE_MAGIC		0x46435543U	/* "CUCF" little-endian */
 /*
  * 3: the encoding of the buckets, in a byte that version 2 kept reserved
- * (0), so a version 2 image reads as version 3 of plain buckets; images
- * are written as version 3.
+ * (0), so a version 2 image reads as version 3 of plain buckets.  Only
+ * semi-sorted filters are written as version 3: a plain filter's image
+ * stays version 2, byte for byte what it was, so that a module that reads
+ * version 2 only still restores it.
  * 2: keys hashed in one pass (cf_jhash_pair()).  Version 1 tables hold
  * fingerprints of the two-pass hash, which this code no longer computes:
  * they would answer no for their own keys, so they are refused.
  */
 #define CF_IMAGE_VERSION	3
-/* The oldest version read. */
+/* The oldest version read, and the one plain filters are written in. */
 #define CF_IMAGE_VERSION_MIN	2
 
 struct cf_image {
