@@ -4,6 +4,7 @@
  * this file builds both in the kernel and in userspace.
  */
 #include "cuckoo.h"
+#include "cf_semisort.h"
 
 /* fp << 32 | bucket index of the item in the victim slot; 0 when empty. */
 #define CF_VICTIM_FP(v)		((u32)((v) >> 32))
@@ -45,7 +46,8 @@ unsigned long cf_resched_calls;
 /*
  * Lookups are specialised for the common geometries so that the compiler
  * sees constant f and b and turns a bucket scan into a couple of loads and
- * a word-parallel compare.  Everything else takes the generic path.
+ * a word-parallel compare.  Everything else takes the generic path, and
+ * semi-sorted buckets (any f) a path of their own.
  */
 enum cf_layout {
 	CF_LAYOUT_GENERIC,
@@ -53,6 +55,7 @@ enum cf_layout {
 	CF_LAYOUT_F12_B4,
 	CF_LAYOUT_F16_B4,
 	CF_LAYOUT_F32_B4,
+	CF_LAYOUT_SEMISORT,
 };
 
 struct cf_bfs_node {
@@ -73,6 +76,7 @@ struct cuckoo_filter {
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 layout;
+	u16 bucket_bits;
 	/*
 	 * For buckets of at most 64 bits (0 otherwise): a 1 in the lowest
 	 * bit of each slot's lane, and the slot that holds each bit.
@@ -131,10 +135,17 @@ static u64 cf_nbuckets_for(u64 capacity, unsigned int b)
 	return n;
 }
 
-/* Words of table, with one spare so a straddling read never runs off. */
-static u64 cf_table_words(u64 nbuckets, unsigned int b, unsigned int f)
+/* Bits a bucket takes: b slots of f bits, or a semi-sorted 4f - 4. */
+static unsigned int cf_bucket_bits_of(unsigned int enc, unsigned int b,
+				      unsigned int f)
 {
-	return (nbuckets * b * f + 63) / 64 + 1;
+	return enc == CF_ENC_SEMISORT ? 4 * f - 4 : b * f;
+}
+
+/* Words of table, with one spare so a straddling read never runs off. */
+static u64 cf_table_words(u64 nbuckets, unsigned int bucket_bits)
+{
+	return (nbuckets * bucket_bits + 63) / 64 + 1;
 }
 
 static int cf_fp_bits_for_rate(u32 fpr_ppb, unsigned int b)
@@ -149,15 +160,35 @@ static int cf_fp_bits_for_rate(u32 fpr_ppb, unsigned int b)
 	return -EINVAL;
 }
 
+/* Why an encoding does not suit b and f; NULL if it does. */
+static const char *cf_encoding_error(unsigned int enc, unsigned int b,
+				     unsigned int f)
+{
+	if (enc >= CF_ENC_COUNT)
+		return "unknown bucket encoding";
+	if (enc != CF_ENC_SEMISORT)
+		return NULL;
+	if (b != CF_SEMISORT_BUCKET_SIZE)
+		return "semi-sorted buckets need bucket size 4";
+	if (f < CF_SEMISORT_FP_BITS_MIN)
+		return "semi-sorted buckets need fingerprints of 5 bits or more";
+	return NULL;
+}
+
 /* Bucket size, fingerprint bits and capacity make a filter that fits. */
 static bool cf_geometry_ok(const struct cf_params *p)
 {
 	return cf_bucket_size_ok(p->bucket_size) &&
 	       p->fp_bits >= CF_FP_BITS_MIN && p->fp_bits <= CF_FP_BITS_MAX &&
+	       !cf_encoding_error(p->encoding, p->bucket_size, p->fp_bits) &&
 	       p->capacity && cf_nbuckets_for(p->capacity, p->bucket_size);
 }
 
-int cf_params_resolve(struct cf_params *p)
+/*
+ * cf_params_resolve()'s rules, in order: the defaults filled in, then the
+ * first rule p breaks, or NULL.
+ */
+static const char *cf_params_check(struct cf_params *p)
 {
 	int f;
 
@@ -165,22 +196,45 @@ int cf_params_resolve(struct cf_params *p)
 		p->bucket_size = CF_BUCKET_SIZE_DEFAULT;
 	if (!p->max_kicks)
 		p->max_kicks = CF_MAX_KICKS_DEFAULT;
-	if (!cf_bucket_size_ok(p->bucket_size) ||
-	    p->max_kicks > CF_MAX_KICKS_MAX)
-		return -EINVAL;
+	if (!cf_bucket_size_ok(p->bucket_size))
+		return "bucket size must be 2, 4 or 8";
+	if (p->max_kicks > CF_MAX_KICKS_MAX)
+		return "too many kicks";
 	if (!p->fp_bits) {
 		if (!p->fpr_ppb) {
 			p->fp_bits = CF_FP_BITS_DEFAULT;
 		} else {
 			f = cf_fp_bits_for_rate(p->fpr_ppb, p->bucket_size);
 			if (f < 0)
-				return f;
+				return "false-positive rate out of reach";
 			p->fp_bits = (u8)f;
 		}
 	}
+	if (p->fp_bits < CF_FP_BITS_MIN || p->fp_bits > CF_FP_BITS_MAX)
+		return "fingerprint bits out of range";
+	if (cf_encoding_error(p->encoding, p->bucket_size, p->fp_bits))
+		return cf_encoding_error(p->encoding, p->bucket_size,
+					 p->fp_bits);
 	if (!cf_geometry_ok(p))
-		return -EINVAL;
-	return 0;
+		return "no table of this geometry can hold that capacity";
+	return NULL;
+}
+
+int cf_params_resolve(struct cf_params *p)
+{
+	return cf_params_check(p) ? -EINVAL : 0;
+}
+
+/**
+ * cf_params_error - why cf_params_resolve() refuses p
+ * Returns a constant string naming the first rule p breaks, or NULL if
+ * cf_params_resolve() accepts it.  p is not changed.
+ */
+const char *cf_params_error(const struct cf_params *p)
+{
+	struct cf_params q = *p;
+
+	return cf_params_check(&q);
 }
 
 static u64 cf_bfs_bytes(unsigned int max_kicks)
@@ -199,7 +253,8 @@ u64 cf_params_bytes(const struct cf_params *p)
 	if (!cf_geometry_ok(p))
 		return 0;
 	m = cf_nbuckets_for(p->capacity, p->bucket_size);
-	return cf_table_words(m, p->bucket_size, p->fp_bits) * sizeof(u64) +
+	return cf_table_words(m, cf_bucket_bits_of(p->encoding, p->bucket_size,
+						   p->fp_bits)) * sizeof(u64) +
 	       cf_bfs_bytes(p->max_kicks) + sizeof(struct cuckoo_filter);
 }
 
@@ -367,6 +422,203 @@ static __always_inline bool cf_bucket_has(const u64 *t, u32 i, u32 fp,
 	return false;
 }
 
+/*
+ * ---- Semi-sorted buckets (CF_ENC_SEMISORT) ----
+ *
+ * The four fingerprints of a bucket, sorted, with n_j the top 4 bits of
+ * the j-th smallest and l_j its low d = f - 4 bits, take 4f - 4 bits:
+ *
+ *	bits 0..11		the code of the nibbles (n0, n1, n2, n3)
+ *	bits 12 + j * d ...	l_j, d bits, for j = 0..3
+ *
+ * and bucket i starts at bit i * (4f - 4), straddling words as it falls.
+ * Sorted nibbles n0 <= n1 <= n2 <= n3 are one of C(19, 4) = 3876
+ * multisets, numbered by the colexicographic rank of the set
+ * n0 < n1 + 1 < n2 + 2 < n3 + 3 of four numbers below 19:
+ *
+ *	code = n0 + C(n1 + 1, 2) + C(n2 + 2, 3) + C(n3 + 3, 4)
+ *
+ * Encoding adds three entries of cf_ss_rank (below: 3 x 16 u16, 96 bytes)
+ * to n0, where a search in the decode table would take twelve dependent
+ * steps.  Decoding reads cf_ss_decode (cf_semisort.h, generated by
+ * scripts/gen-semisort.sh: 4096 u16, 8 KiB; the 3876 codes, padded to
+ * every 12-bit value so that a reader's torn code cannot index past it).
+ * Both tables are static const, in the module's .rodata: nothing to build
+ * at init, nothing to order.  An empty slot is fingerprint 0, so an empty
+ * bucket is code 0 and zero low parts: a zeroed table is empty.  A bucket
+ * is canonical: sorted by whole fingerprint, so that one multiset has one
+ * encoding and images compare byte for byte (cf_import_finish() refuses
+ * any other).
+ */
+#define CF_SS_CODE_BITS		12
+#define CF_SS_CODES		3876
+
+/* C(x + 1, 2), C(x + 2, 3) and C(x + 3, 4) for nibbles n1, n2 and n3. */
+static const u16 cf_ss_rank[3][16] = {
+	{ 0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 66, 78, 91, 105, 120 },
+	{ 0, 1, 4, 10, 20, 35, 56, 84, 120, 165, 220, 286, 364, 455, 560,
+	  680 },
+	{ 0, 1, 5, 15, 35, 70, 126, 210, 330, 495, 715, 1001, 1365, 1820,
+	  2380, 3060 },
+};
+
+/* len bits from bit at of a bucket held as v0 (bits 0..63), v1 (64..). */
+static __always_inline u32 cf_ss_field(u64 v0, u64 v1, unsigned int at,
+				       unsigned int len)
+{
+	u64 x;
+
+	if (at >= 64)
+		x = v1 >> (at - 64);
+	else
+		x = (v0 >> at) | ((v1 << 1) << (63 - at));
+	return (u32)x & (u32)cf_low_mask(len);
+}
+
+/*
+ * Bucket i's bits, the first 64 in *v0 and the rest (f > 17) in *v1, with
+ * garbage above the bucket: one or two cf_bits_at(), each word read whole;
+ * or, for f <= 15 where CF_BYTE_BUCKETS allows, one load from the byte the
+ * bucket starts in (cuckoo_platform.h says why that may straddle words;
+ * the table's spare word keeps it inside).
+ */
+static __always_inline void cf_ss_load(const u64 *t, u32 i, unsigned int f,
+				       u64 *v0, u64 *v1)
+{
+	unsigned int w = 4 * f - 4;
+	u64 pos = (u64)i * w;
+
+#ifdef CF_BYTE_BUCKETS
+	if (w + 7 <= 64) {
+		*v0 = cf_read_bucket_le64((const u8 *)t + (pos >> 3)) >>
+		      (pos & 7);
+		*v1 = 0;
+		return;
+	}
+#endif
+	*v0 = cf_bits_at(t, pos, w < 64 ? w : 64, false);
+	*v1 = w > 64 ? cf_bits_at(t, pos + 64, w - 64, false) : 0;
+}
+
+/*
+ * Flags at bits 0, d, 2d and 3d (d >= 4) gathered into bits 0..3: each
+ * term of the multiplier moves one flag to bit 3d + j, and the others to
+ * bits that neither collide nor carry into those four.
+ */
+static __always_inline u32 cf_ss_gather(u64 flags, unsigned int d)
+{
+	u64 m = (1ULL << 3 * d) | (1ULL << (2 * d + 1)) |
+		(1ULL << (d + 2)) | (1ULL << 3);
+
+	return (u32)((flags * m) >> 3 * d) & 15;
+}
+
+/*
+ * Is the pair (hi, lo) in one lane of nib (four 4-bit nibbles) and the
+ * same lane of lows (four d-bit low parts, garbage above), 4 <= d <= 13?
+ * Word-parallel: a lane of x is zero exactly where ~(((x & low) + low) | x)
+ * has the lane's top bit (no sum carries into the next lane), for the
+ * nibbles and for the low parts; the two sets of flags, gathered into
+ * four bits each, must meet.
+ */
+static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
+					     u32 lo, unsigned int d)
+{
+	u64 ones = cf_lane_ones(d, 4), low = ones * (cf_low_mask(d) >> 1);
+	u64 x = lows ^ (lo * ones), zl;
+	u32 y = nib ^ (hi * 0x1111U), zn;
+
+	zl = ~(((x & low) + low) | x) & (ones << (d - 1));
+	zn = ~(((y & 0x7777U) + 0x7777U) | y) & 0x8888U;
+	return cf_ss_gather(zl >> (d - 1), d) & cf_ss_gather(zn >> 3, 4);
+}
+
+/* Is fp in semi-sorted bucket i?  Each slot's nibble and low part. */
+static __always_inline bool cf_ss_has(const u64 *t, u32 i, u32 fp,
+				      unsigned int f)
+{
+	unsigned int d = f - 4, j;
+	u32 hi = fp >> d, lo = fp & (u32)cf_low_mask(d), nib, hit = 0;
+	u64 v0, v1;
+
+	cf_ss_load(t, i, f, &v0, &v1);
+	nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
+	/* The low parts within v0, and lanes of at least a nibble. */
+	if (f >= 8 && f <= 17)
+		return cf_ss_lanes_have(v0 >> CF_SS_CODE_BITS, nib, hi, lo, d);
+	for (j = 0; j < 4; j++)
+		hit |= (((nib >> (4 * j)) & 15) == hi) &
+		       (cf_ss_field(v0, v1, CF_SS_CODE_BITS + j * d, d) == lo);
+	return hit;
+}
+
+/*
+ * The four fingerprints of a bucket from its bits, in ascending order.
+ * Up to f = 17 the bucket is all in v0, and the fields are plain shifts.
+ */
+static void cf_ss_unpack(u64 v0, u64 v1, unsigned int f, u32 *fps)
+{
+	unsigned int d = f - 4, j;
+	u32 nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
+	u32 mask = (u32)cf_low_mask(d);
+	u64 lows = v0 >> CF_SS_CODE_BITS;
+
+	if (4 * f - 4 <= 64) {
+		for (j = 0; j < 4; j++, lows >>= d, nib >>= 4)
+			fps[j] = (nib & 15) << d | ((u32)lows & mask);
+		return;
+	}
+	for (j = 0; j < 4; j++)
+		fps[j] = ((nib >> (4 * j)) & 15) << d |
+			 cf_ss_field(v0, v1, CF_SS_CODE_BITS + j * d, d);
+}
+
+static void cf_sort2(u32 *a, u32 *b)
+{
+	u32 t = *a;
+
+	if (t > *b) {
+		*a = *b;
+		*b = t;
+	}
+}
+
+/*
+ * Sorts fps (four f-bit fingerprints) and encodes them: the bucket's
+ * first 64 bits in *v0, the rest in *v1, zero above the bucket.
+ */
+static void cf_ss_pack(u32 *fps, unsigned int f, u64 *v0, u64 *v1)
+{
+	unsigned int d = f - 4, j, at;
+	u64 lo;
+
+	cf_sort2(&fps[0], &fps[1]);
+	cf_sort2(&fps[2], &fps[3]);
+	cf_sort2(&fps[0], &fps[2]);
+	cf_sort2(&fps[1], &fps[3]);
+	cf_sort2(&fps[1], &fps[2]);
+	*v0 = (fps[0] >> d) + cf_ss_rank[0][fps[1] >> d] +
+	      cf_ss_rank[1][fps[2] >> d] + cf_ss_rank[2][fps[3] >> d];
+	*v1 = 0;
+	if (4 * f - 4 <= 64) {
+		for (j = 0; j < 4; j++)
+			*v0 |= (u64)(fps[j] & cf_low_mask(d)) <<
+			       (CF_SS_CODE_BITS + j * d);
+		return;
+	}
+	for (j = 0; j < 4; j++) {
+		lo = fps[j] & cf_low_mask(d);
+		at = CF_SS_CODE_BITS + j * d;
+		if (at >= 64) {
+			*v1 |= lo << (at - 64);
+			continue;
+		}
+		*v0 |= lo << at;
+		if (at + d > 64)
+			*v1 |= lo >> (64 - at);
+	}
+}
+
 /* Is the victim v (a CF_READ() of cf->victim) the item h? */
 static __always_inline bool cf_victim_match(u64 v, const struct cf_hash *h)
 {
@@ -409,10 +661,28 @@ static __always_inline bool cf_probe(const struct cuckoo_filter *cf,
 	return in1 | in2 | in_victim;
 }
 
+/* cf_probe() of a semi-sorted table. */
+static __always_inline bool cf_ss_probe(const struct cuckoo_filter *cf,
+					const struct cf_hash *h)
+{
+	bool in1 = cf_ss_has(cf->table, h->i1, h->fp, cf->fp_bits);
+	bool in2 = cf_ss_has(cf->table, h->i2, h->fp, cf->fp_bits);
+	bool in_victim = cf_victim_is(cf, h);
+
+	return in1 | in2 | in_victim;
+}
+
+static bool cf_semisorted(const struct cuckoo_filter *cf)
+{
+	return cf->layout == CF_LAYOUT_SEMISORT;
+}
+
 static bool cf_probe_any(const struct cuckoo_filter *cf,
 			 const struct cf_hash *h)
 {
 	switch (cf->layout) {
+	case CF_LAYOUT_SEMISORT:
+		return cf_ss_probe(cf, h);
 	case CF_LAYOUT_F8_B4:
 		return cf_probe(cf, h, 8, 4);
 	case CF_LAYOUT_F12_B4:
@@ -427,23 +697,28 @@ static bool cf_probe_any(const struct cuckoo_filter *cf,
 }
 
 /*
- * The reader's side of the sequence counter.  A hit is final.  A miss
- * counts only if no fingerprint moved while we looked: the writer makes
- * the counter odd for the duration of every move.
+ * The reader's side of the sequence counter.  A hit in plain buckets is
+ * final.  A miss counts only if no fingerprint moved while we looked: the
+ * writer makes the counter odd for the duration of every move.  In
+ * semi-sorted buckets every change is such a section, and a bucket read
+ * across one may decode to fingerprints it never held, so there a hit
+ * needs the same check.
  */
 static bool cf_contains_hashed(const struct cuckoo_filter *cf,
 			       const struct cf_hash *h)
 {
+	bool final_hit = !cf_semisorted(cf), hit;
 	u32 seq;
 
 	for (;;) {
 		seq = CF_READ(cf->seq);
 		cf_rmb();
-		if (cf_probe_any(cf, h))
+		hit = cf_probe_any(cf, h);
+		if (hit && final_hit)
 			return true;
 		cf_rmb();
 		if (!(seq & 1) && CF_READ(cf->seq) == seq)
-			return false;
+			return hit;
 		cf_cpu_relax();
 	}
 }
@@ -483,16 +758,93 @@ static __always_inline bool cf_lookup(const struct cuckoo_filter *cf,
 }
 
 /*
- * Geometries whose buckets are not one word (f = 32, and the generic
- * layout), out of line: their bucket loops need registers that the
- * one-word layouts would otherwise save and restore on every lookup.
+ * cf_lookup() in semi-sorted buckets, where a hit, like a miss, stands
+ * only if no bucket was rewritten while we looked (cf_contains_hashed()).
  */
-static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
+static __always_inline bool cf_ss_lookup(const struct cuckoo_filter *cf,
+					 struct cf_hash h, unsigned int f)
+{
+	u32 seq = CF_READ(cf->seq);
+	bool in1, in2, in_victim;
+
+	cf_rmb();
+	in1 = cf_ss_has(cf->table, h.i1, h.fp, f);
+	in2 = cf_ss_has(cf->table, h.i2, h.fp, f);
+	in_victim = cf_victim_is(cf, &h);
+	cf_rmb();
+	if (likely(!((seq & 1) | (CF_READ(cf->seq) ^ seq))))
+		return in1 | in2 | in_victim;
+	return cf_contains_again(cf, h);
+}
+
+/*
+ * Semi-sorted buckets, with f a constant for the common widths: the
+ * fields of a bucket are then at constant places.  One function each, so
+ * that none pays for the registers of the others, and the dispatch
+ * (cf_lookup_wide()) is only jumps.
+ */
+static cf_noinline bool cf_ss_lookup_8(const struct cuckoo_filter *cf,
 				       struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 8);
+}
+
+static cf_noinline bool cf_ss_lookup_12(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 12);
+}
+
+static cf_noinline bool cf_ss_lookup_13(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 13);
+}
+
+static cf_noinline bool cf_ss_lookup_16(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, 16);
+}
+
+static cf_noinline bool cf_ss_lookup_any(const struct cuckoo_filter *cf,
+					 struct cf_hash h)
+{
+	return cf_ss_lookup(cf, h, cf->fp_bits);
+}
+
+/* f = 32, and the generic layout. */
+static cf_noinline bool cf_lookup_wide_plain(const struct cuckoo_filter *cf,
+					     struct cf_hash h)
 {
 	if (cf->layout == CF_LAYOUT_F32_B4)
 		return cf_lookup(cf, h, 32, 4);
 	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
+}
+
+/*
+ * Geometries whose buckets are not one word (f = 32, and the generic
+ * layout), out of line: their bucket loops need registers that the
+ * one-word layouts would otherwise save and restore on every lookup.
+ * Semi-sorted buckets too.
+ */
+static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
+				       struct cf_hash h)
+{
+	if (cf->layout != CF_LAYOUT_SEMISORT)
+		return cf_lookup_wide_plain(cf, h);
+	switch (cf->fp_bits) {
+	case 8:
+		return cf_ss_lookup_8(cf, h);
+	case 12:
+		return cf_ss_lookup_12(cf, h);
+	case 13:
+		return cf_ss_lookup_13(cf, h);
+	case 16:
+		return cf_ss_lookup_16(cf, h);
+	default:
+		return cf_ss_lookup_any(cf, h);
+	}
 }
 
 /*
@@ -536,12 +888,13 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
  * runs several keys per instruction where the compiler can.  (Prefetching
  * ahead, the usual cure, did worse: on the machines measured a prefetch
  * waited for its page walk like a load.)  The victim is the one read
- * before the batch began; see cf_batch().
+ * before the batch began; see cf_batch().  ss: semi-sorted buckets, b = 4.
  */
 static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 					  const u8 *keys, u32 key_len, u32 m,
 					  u64 victim, u8 *hits,
-					  unsigned int f, unsigned int b)
+					  unsigned int f, unsigned int b,
+					  bool ss)
 {
 	u32 i1[CF_BATCH_GROUP], i2[CF_BATCH_GROUP], fp[CF_BATCH_GROUP];
 	u64 w1[CF_BATCH_GROUP], w2[CF_BATCH_GROUP];
@@ -568,7 +921,13 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 		i2[k] = h.i2;
 		fp[k] = h.fp;
 	}
-	if (cf_small_buckets(f, b)) {
+	if (ss) {
+		for (k = 0; k < m; k++) {
+			in1 = cf_ss_has(t, i1[k], fp[k], f);
+			in2 = cf_ss_has(t, i2[k], fp[k], f);
+			hit[k] = in1 | in2;
+		}
+	} else if (cf_small_buckets(f, b)) {
 		for (k = 0; k < m; k++) {
 			w1[k] = cf_bucket_bits(t, i1[k], f, b);
 			w2[k] = cf_bucket_bits(t, i2[k], f, b);
@@ -604,14 +963,14 @@ static __always_inline u32 cf_batch_groups(const struct cuckoo_filter *cf,
 					   const u8 *keys, u32 key_len, u32 n,
 					   u32 *k, u32 size, u64 victim,
 					   u8 *hits, unsigned int f,
-					   unsigned int b)
+					   unsigned int b, bool ss)
 {
 	u32 found = 0;
 
 	for (; n - *k >= size; *k += size)
 		found += cf_batch_group(cf, keys + (u64)*k * key_len, key_len,
 					size, victim, hits ? hits + *k : NULL,
-					f, b);
+					f, b, ss);
 	return found;
 }
 
@@ -628,7 +987,8 @@ static __always_inline u32 cf_batch_groups(const struct cuckoo_filter *cf,
  */
 static __always_inline u32 cf_batch(const struct cuckoo_filter *cf,
 				    const u8 *keys, u32 key_len, u32 n,
-				    u8 *hits, unsigned int f, unsigned int b)
+				    u8 *hits, unsigned int f, unsigned int b,
+				    bool ss)
 {
 	u32 k = 0, found, seq;
 	u64 victim;
@@ -637,17 +997,19 @@ static __always_inline u32 cf_batch(const struct cuckoo_filter *cf,
 	cf_rmb();
 	victim = CF_READ(cf->victim);
 	found = cf_batch_groups(cf, keys, key_len, n, &k, CF_BATCH_GROUP,
-				victim, hits, f, b);
+				victim, hits, f, b, ss);
 	if (CF_BATCH_SIMD) {
 		found += cf_batch_groups(cf, keys, key_len, n, &k,
-					 CF_BATCH_GROUP / 2, victim, hits, f, b);
+					 CF_BATCH_GROUP / 2, victim, hits, f, b,
+					 ss);
 		found += cf_batch_groups(cf, keys, key_len, n, &k,
-					 CF_BATCH_GROUP / 4, victim, hits, f, b);
+					 CF_BATCH_GROUP / 4, victim, hits, f, b,
+					 ss);
 	}
 	if (k < n)
 		found += cf_batch_group(cf, keys + (u64)k * key_len, key_len,
 					n - k, victim, hits ? hits + k : NULL,
-					f, b);
+					f, b, ss);
 	cf_rmb();
 	if (likely(!(seq & 1) && CF_READ(cf->seq) == seq))
 		return found;
@@ -659,16 +1021,19 @@ static u32 cf_batch_any(const struct cuckoo_filter *cf, const u8 *keys,
 {
 	switch (cf->layout) {
 	case CF_LAYOUT_F8_B4:
-		return cf_batch(cf, keys, key_len, n, hits, 8, 4);
+		return cf_batch(cf, keys, key_len, n, hits, 8, 4, false);
 	case CF_LAYOUT_F12_B4:
-		return cf_batch(cf, keys, key_len, n, hits, 12, 4);
+		return cf_batch(cf, keys, key_len, n, hits, 12, 4, false);
 	case CF_LAYOUT_F16_B4:
-		return cf_batch(cf, keys, key_len, n, hits, 16, 4);
+		return cf_batch(cf, keys, key_len, n, hits, 16, 4, false);
 	case CF_LAYOUT_F32_B4:
-		return cf_batch(cf, keys, key_len, n, hits, 32, 4);
+		return cf_batch(cf, keys, key_len, n, hits, 32, 4, false);
+	case CF_LAYOUT_SEMISORT:
+		return cf_batch(cf, keys, key_len, n, hits, cf->fp_bits, 4,
+				true);
 	default:
 		return cf_batch(cf, keys, key_len, n, hits, cf->fp_bits,
-				cf->bucket_size);
+				cf->bucket_size, false);
 	}
 }
 
@@ -682,15 +1047,20 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 {
 	const u8 *p = keys;
 	struct cf_hash h;
+	bool final_hits;
 	u32 found, k;
 
 	found = cf_batch_any(cf, p, key_len, n, hits);
 	if (likely(found != (u32)-1))
 		return found;
-	/* A move overlapped the batch: recount, looking up misses again. */
+	/*
+	 * A move overlapped the batch: recount, looking up misses again (and
+	 * hits too in semi-sorted buckets, where a torn read may hit).
+	 */
+	final_hits = hits && !cf_semisorted(cf);
 	for (found = 0, k = 0; k < n; k++) {
 		cf_hash_key(cf, p + (u64)k * key_len, key_len, &h);
-		if (hits && hits[k]) {
+		if (final_hits && hits[k]) {
 			found++;
 			continue;
 		}
@@ -698,6 +1068,8 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 			found++;
 			if (hits)
 				hits[k] = 1;
+		} else if (hits) {
+			hits[k] = 0;
 		}
 	}
 	return found;
@@ -707,30 +1079,79 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 
 /* ---- The writer's side: slot by slot, serialised by the caller. ---- */
 
+/*
+ * Stores v (width <= 64 bits, nothing above) at bit pos, rewriting only
+ * the words it lies in, each with one store.
+ */
+static void cf_bits_store(u64 *t, u64 pos, unsigned int width, u64 v)
+{
+	u64 w = pos >> 6, old, mask = cf_low_mask(width);
+	unsigned int sh = pos & 63, lo_bits = 64 - sh;
+
+	old = CF_READ(t[w]);
+	CF_WRITE(t[w], (old & ~(mask << sh)) | (v << sh));
+	if (sh + width <= 64)
+		return;
+	old = CF_READ(t[w + 1]);
+	CF_WRITE(t[w + 1], (old & ~(mask >> lo_bits)) | (v >> lo_bits));
+}
+
+/* Semi-sorted bucket i's fingerprints, ascending (zeros, the free, first). */
+static void cf_ss_read(const struct cuckoo_filter *cf, u32 i, u32 *fps)
+{
+	u64 v0, v1;
+
+	cf_ss_load(cf->table, i, cf->fp_bits, &v0, &v1);
+	cf_ss_unpack(v0, v1, cf->fp_bits, fps);
+}
+
+/*
+ * Semi-sorted bucket i rewritten whole to hold fps (sorted in place), in
+ * up to three words: inside a sequence-counter section, which is the
+ * caller's (readers may see any mix of old and new words).
+ */
+static void cf_ss_write(struct cuckoo_filter *cf, u32 i, u32 *fps)
+{
+	unsigned int w = cf->bucket_bits;
+	u64 pos = (u64)i * w, v0, v1;
+
+	cf_ss_pack(fps, cf->fp_bits, &v0, &v1);
+	cf_bits_store(cf->table, pos, w < 64 ? w : 64, v0);
+	if (w > 64)
+		cf_bits_store(cf->table, pos + 64, w - 64, v1);
+}
+
+/*
+ * Slot s of bucket i.  In a semi-sorted bucket, slots are places in the
+ * sorted order: they hold other fingerprints once the bucket changes.
+ */
 static u32 cf_slot_get(const struct cuckoo_filter *cf, u32 i, unsigned int s)
 {
 	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
+	u32 fps[4];
 
+	if (cf_semisorted(cf)) {
+		cf_ss_read(cf, i, fps);
+		return fps[s];
+	}
 	return (u32)cf_bits_at(cf->table, pos, cf->fp_bits, false) &
 	       cf->fp_mask;
 }
 
-/* Rewrites only the words the slot lies in, each with one store. */
+/* Inside a sequence-counter section if the table is semi-sorted. */
 static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
 			u32 fp)
 {
 	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
-	u64 w = pos >> 6, old;
-	unsigned int sh = pos & 63, lo_bits = 64 - sh;
+	u32 fps[4];
 
-	old = CF_READ(cf->table[w]);
-	old &= ~((u64)cf->fp_mask << sh);
-	CF_WRITE(cf->table[w], old | ((u64)fp << sh));
-	if (sh + cf->fp_bits <= 64)
+	if (cf_semisorted(cf)) {
+		cf_ss_read(cf, i, fps);
+		fps[s] = fp;
+		cf_ss_write(cf, i, fps);
 		return;
-	old = CF_READ(cf->table[w + 1]);
-	old &= ~((u64)cf->fp_mask >> lo_bits);
-	CF_WRITE(cf->table[w + 1], old | ((u64)fp >> lo_bits));
+	}
+	cf_bits_store(cf->table, pos, cf->fp_bits, fp);
 }
 
 /* The writer's read of a bucket of at most 64 bits (cf->lane_ones set). */
@@ -740,6 +1161,26 @@ static __always_inline u64 cf_bucket_word(const struct cuckoo_filter *cf,
 	unsigned int f = cf->fp_bits, b = cf->bucket_size;
 
 	return cf_bits_at(cf->table, (u64)i * b * f, f * b, false);
+}
+
+/* The b fingerprints of bucket i, read at once where the bucket fits. */
+static void cf_bucket_fps(const struct cuckoo_filter *cf, u32 i, u32 *fps)
+{
+	unsigned int f = cf->fp_bits, b = cf->bucket_size, s;
+	u64 v;
+
+	if (cf_semisorted(cf)) {
+		cf_ss_read(cf, i, fps);
+		return;
+	}
+	if (!cf->lane_ones) {
+		for (s = 0; s < b; s++)
+			fps[s] = cf_slot_get(cf, i, s);
+		return;
+	}
+	v = cf_bucket_word(cf, i);
+	for (s = 0; s < b; s++)
+		fps[s] = (u32)(v >> (s * f)) & cf->fp_mask;
 }
 
 /*
@@ -757,11 +1198,13 @@ static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 {
 	unsigned int f = cf->fp_bits, b = cf->bucket_size, s, n = 0;
 	u64 ones = cf->lane_ones, low, x, zero;
+	u32 fps[8];
 
 	if (!ones) {
 		*first = -1;
+		cf_bucket_fps(cf, i, fps);
 		for (s = 0; s < b; s++) {
-			if (cf_slot_get(cf, i, s) != fp)
+			if (fps[s] != fp)
 				continue;
 			if (!n++)
 				*first = s;
@@ -773,22 +1216,6 @@ static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 	zero = ~(((x & low) + low) | x) & (ones << (f - 1));
 	*first = zero ? cf->slot_of_bit[__builtin_ctzll(zero)] : -1;
 	return (u32)(((zero >> (f - 1)) * ones) >> ((b - 1) * f)) & cf->fp_mask;
-}
-
-/* The b fingerprints of bucket i, read at once where the bucket fits. */
-static void cf_bucket_fps(const struct cuckoo_filter *cf, u32 i, u32 *fps)
-{
-	unsigned int f = cf->fp_bits, b = cf->bucket_size, s;
-	u64 v;
-
-	if (!cf->lane_ones) {
-		for (s = 0; s < b; s++)
-			fps[s] = cf_slot_get(cf, i, s);
-		return;
-	}
-	v = cf_bucket_word(cf, i);
-	for (s = 0; s < b; s++)
-		fps[s] = (u32)(v >> (s * f)) & cf->fp_mask;
 }
 
 static int cf_slot_find(const struct cuckoo_filter *cf, u32 i, u32 fp)
@@ -820,25 +1247,53 @@ static void cf_write_end(struct cuckoo_filter *cf)
 
 /*
  * A search path must not use a slot twice, or moving backwards along it
- * would read a slot it had already overwritten.  Shortest paths never do;
- * this check makes sure rather than trust that.
+ * would read a slot it had already overwritten.  Nor, in semi-sorted
+ * buckets (any_slot), a bucket twice: a write re-sorts the bucket, and its
+ * other slots (places in the sorted order) then hold other fingerprints.
+ * Shortest paths never do either; this check makes sure rather than trust
+ * that.
  */
-static bool cf_path_sane(const struct cf_bfs_node *q, u32 node)
+static bool cf_path_sane(const struct cf_bfs_node *q, u32 node,
+			 bool any_slot)
 {
-	u32 a, b, len = 0, path[CF_PATH_MAX];
+	u32 a, b, len = 0, path[CF_PATH_MAX + 1];
 
-	for (; q[node].parent != CF_BFS_ROOT; node = q[node].parent) {
-		if (len == CF_PATH_MAX)
+	for (;; node = q[node].parent) {
+		if (len == CF_PATH_MAX + 1)
 			return false;
 		path[len++] = node;
+		if (q[node].parent == CF_BFS_ROOT)
+			break;
 	}
-	for (a = 0; a < len; a++)
-		for (b = a + 1; b < len; b++)
-			if (q[q[path[a]].parent].bucket ==
-			    q[q[path[b]].parent].bucket &&
+	/* The path leaves slot q[path[a]].slot of bucket q[path[a + 1]]. */
+	for (a = 0; a + 1 < len; a++) {
+		for (b = a + 1; b < len; b++) {
+			if (any_slot && q[path[a]].bucket == q[path[b]].bucket)
+				return false;
+			if (b + 1 < len &&
+			    q[path[a + 1]].bucket == q[path[b + 1]].bucket &&
 			    q[path[a]].slot == q[path[b]].slot)
 				return false;
+		}
+	}
 	return true;
+}
+
+/*
+ * One slot changed outside a move.  A plain slot is one store, which
+ * readers see before or after.  A semi-sorted bucket is rewritten whole,
+ * its other fingerprints moved to other bits, so readers must be told.
+ */
+static void cf_slot_put(struct cuckoo_filter *cf, u32 i, unsigned int s,
+			u32 fp)
+{
+	if (!cf_semisorted(cf)) {
+		cf_slot_set(cf, i, s, fp);
+		return;
+	}
+	cf_write_begin(cf);
+	cf_slot_set(cf, i, s, fp);
+	cf_write_end(cf);
 }
 
 /*
@@ -944,8 +1399,8 @@ static bool cf_place(struct cuckoo_filter *cf, const struct cf_hash *h,
 
 	node = cf_emptier(cf, h, &slot);
 	if (slot >= 0 && !from_victim) {
-		/* A new fingerprint: readers need no warning. */
-		cf_slot_set(cf, node ? h->i2 : h->i1, slot, h->fp);
+		/* A new fingerprint: readers of plain slots need no warning. */
+		cf_slot_put(cf, node ? h->i2 : h->i1, slot, h->fp);
 		return true;
 	}
 	if (slot < 0)
@@ -953,7 +1408,7 @@ static bool cf_place(struct cuckoo_filter *cf, const struct cf_hash *h,
 	else
 		cf->bfs[node] = (struct cf_bfs_node){
 			node ? h->i2 : h->i1, CF_BFS_ROOT, 0 };
-	if (node < 0 || !cf_path_sane(cf->bfs, node))
+	if (node < 0 || !cf_path_sane(cf->bfs, node, cf_semisorted(cf)))
 		return false;
 	cf_commit_path(cf, node, slot, h->fp, from_victim);
 	return true;
@@ -1017,7 +1472,7 @@ static bool cf_slot_remove(struct cuckoo_filter *cf, u32 i, u32 fp)
 
 	if (s < 0)
 		return false;
-	cf_slot_set(cf, i, s, 0);
+	cf_slot_put(cf, i, s, 0);
 	return true;
 }
 
@@ -1042,13 +1497,27 @@ int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len)
 	return 0;
 }
 
+/*
+ * Words of a semi-sorted table that cf_clear() zeroes in one sequence
+ * section: readers never see a bucket half zeroed (which might decode to
+ * fingerprints it never held), and wait at most this many stores.
+ */
+#define CF_CLEAR_SECTION	64
+
 void cf_clear(struct cuckoo_filter *cf)
 {
-	u64 w;
+	bool ss = cf_semisorted(cf);
+	u64 w, end, step = ss ? CF_CLEAR_SECTION : CF_RESCHED_EVERY;
 
-	for (w = 0; w < cf->table_words; w++) {
-		CF_WRITE(cf->table[w], 0);
-		if (!((w + 1) % CF_RESCHED_EVERY))
+	for (w = 0; w < cf->table_words;) {
+		end = cf->table_words - w < step ? cf->table_words : w + step;
+		if (ss)
+			cf_write_begin(cf);
+		for (; w < end; w++)
+			CF_WRITE(cf->table[w], 0);
+		if (ss)
+			cf_write_end(cf);
+		if (!(w % CF_RESCHED_EVERY))
 			cf_resched();
 	}
 	CF_WRITE(cf->victim, 0);
@@ -1087,14 +1556,17 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	if (!cf)
 		return -ENOMEM;
 	cf->nbuckets = (u32)cf_nbuckets_for(p.capacity, p.bucket_size);
-	cf->table_bits = (u64)cf->nbuckets * p.bucket_size * p.fp_bits;
-	cf->table_words = cf_table_words(cf->nbuckets, p.bucket_size,
-					 p.fp_bits);
+	cf->bucket_bits = cf_bucket_bits_of(p.encoding, p.bucket_size,
+					    p.fp_bits);
+	cf->table_bits = (u64)cf->nbuckets * cf->bucket_bits;
+	cf->table_words = cf_table_words(cf->nbuckets, cf->bucket_bits);
 	cf->fp_bits = p.fp_bits;
 	cf->fp_mask = (u32)cf_low_mask(p.fp_bits);
 	cf->bucket_size = p.bucket_size;
-	cf->layout = cf_layout_of(p.fp_bits, p.bucket_size);
-	if (p.fp_bits * p.bucket_size <= 64) {
+	cf->layout = p.encoding == CF_ENC_SEMISORT ? CF_LAYOUT_SEMISORT :
+		     cf_layout_of(p.fp_bits, p.bucket_size);
+	/* Lanes of one word: plain buckets only. */
+	if (p.encoding == CF_ENC_PLAIN && p.fp_bits * p.bucket_size <= 64) {
 		cf->lane_ones = cf_lane_ones(p.fp_bits, p.bucket_size);
 		for (bit = 0; bit < 64; bit++)
 			cf->slot_of_bit[bit] = bit / p.fp_bits;
@@ -1137,6 +1609,7 @@ void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p)
 		.max_kicks = cf->max_kicks,
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
+		.encoding = cf_semisorted(cf) ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
 	};
 }
 
@@ -1180,11 +1653,13 @@ void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img)
 {
 	*img = (struct cf_image){
 		.magic = CF_IMAGE_MAGIC,
-		.version = CF_IMAGE_VERSION,
+		.version = cf_semisorted(cf) ? CF_IMAGE_VERSION :
+					       CF_IMAGE_VERSION_MIN,
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
 		.nbuckets = cf->nbuckets,
 		.max_kicks = cf->max_kicks,
+		.encoding = cf_semisorted(cf) ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
 		.capacity = cf->capacity,
 		.seed = cf->seed,
 		.victim = CF_READ(cf->victim),
@@ -1218,21 +1693,28 @@ int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
 
 static bool cf_image_ok(const struct cf_image *img)
 {
-	u32 fp_mask, vb;
+	u32 fp_mask, vb, bucket_bits;
 	u64 vfp;
 
-	if (img->magic != CF_IMAGE_MAGIC || img->version != CF_IMAGE_VERSION ||
+	if (img->magic != CF_IMAGE_MAGIC ||
+	    img->version < CF_IMAGE_VERSION_MIN ||
+	    img->version > CF_IMAGE_VERSION ||
 	    img->fp_bits < CF_FP_BITS_MIN || img->fp_bits > CF_FP_BITS_MAX ||
 	    !cf_bucket_size_ok(img->bucket_size) || !img->max_kicks ||
 	    img->max_kicks > CF_MAX_KICKS_MAX || img->reserved)
+		return false;
+	/* Version 2 kept the encoding's byte reserved: plain buckets. */
+	if ((img->version < 3 && img->encoding) ||
+	    cf_encoding_error(img->encoding, img->bucket_size, img->fp_bits))
 		return false;
 	/* The geometry must be the one this code makes for that capacity. */
 	if (!img->capacity ||
 	    cf_nbuckets_for(img->capacity, img->bucket_size) != img->nbuckets)
 		return false;
+	bucket_bits = cf_bucket_bits_of(img->encoding, img->bucket_size,
+					img->fp_bits);
 	if (img->table_bytes != sizeof(u64) * cf_table_words(img->nbuckets,
-							     img->bucket_size,
-							     img->fp_bits))
+							     bucket_bits))
 		return false;
 	if (!img->victim)
 		return true;
@@ -1252,6 +1734,7 @@ int cf_image_params(const struct cf_image *img, struct cf_params *p)
 		.max_kicks = img->max_kicks,
 		.fp_bits = img->fp_bits,
 		.bucket_size = img->bucket_size,
+		.encoding = img->encoding,
 	};
 	return 0;
 }
@@ -1295,16 +1778,42 @@ int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
 	return 0;
 }
 
-/* Count what was loaded; the image's count is not trusted. */
+/*
+ * Semi-sorted bucket i's fingerprints in fps; is the bucket as
+ * cf_ss_write() writes it?  Any other bits would decode (lookups stay in
+ * bounds), but to a bucket that no filter holds.  Every bit of a bucket
+ * is in its code or a low part, and a code below 3876 decodes to sorted
+ * nibbles: the bucket is canonical exactly when such a code's
+ * fingerprints come out sorted.
+ */
+static bool cf_ss_canonical(const struct cuckoo_filter *cf, u32 i, u32 *fps)
+{
+	u64 v0, v1;
+
+	cf_ss_load(cf->table, i, cf->fp_bits, &v0, &v1);
+	cf_ss_unpack(v0, v1, cf->fp_bits, fps);
+	return (v0 & ((1U << CF_SS_CODE_BITS) - 1)) < CF_SS_CODES &&
+	       fps[0] <= fps[1] && fps[1] <= fps[2] && fps[2] <= fps[3];
+}
+
+/*
+ * Count what was loaded; the image's count is not trusted.  -EINVAL for a
+ * semi-sorted bucket that is not canonical.
+ */
 int cf_import_finish(struct cuckoo_filter *cf)
 {
-	u64 count = 0;
-	u32 i;
+	bool ss = cf_semisorted(cf);
 	unsigned int s;
+	u64 count = 0;
+	u32 i, fps[8];
 
 	for (i = 0; i < cf->nbuckets; i++) {
+		if (!ss)
+			cf_bucket_fps(cf, i, fps);
+		else if (!cf_ss_canonical(cf, i, fps))
+			return -EINVAL;
 		for (s = 0; s < cf->bucket_size; s++)
-			count += cf_slot_get(cf, i, s) != 0;
+			count += fps[s] != 0;
 		if (!((i + 1) % CF_RESCHED_EVERY))
 			cf_resched();
 	}

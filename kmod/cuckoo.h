@@ -43,6 +43,14 @@
  * further insert fails with -ENOSPC.  A delete that frees room takes the
  * victim back into the table.
  *
+ * Semi-sorted buckets (CF_ENC_SEMISORT, the paper's section 5).  The order
+ * of the four fingerprints of a b = 4 bucket carries no information, so
+ * the bucket is stored sorted, and the four high nibbles of the sorted
+ * fingerprints, one of the 3876 multisets of four nibbles, as a 12-bit
+ * code: 4f - 4 bits a bucket instead of 4f, one bit per item saved at the
+ * same false positive rate (12.6 bits per item at f = 13, 0.1%).  Every
+ * change re-encodes the whole bucket, inside a sequence-counter section.
+ *
  * Duplicates.  cf_add() stores a key as often as it is added (at most 2b
  * copies fit, beyond that -ENOSPC), so adding twice and deleting once keeps
  * it.  cf_add_unique() adds only if the key is not already (maybe) present.
@@ -66,7 +74,11 @@
  * that found nothing while the counter was odd or changed looks again.  A
  * hit needs no check: any fingerprint seen was really in the table.  Table
  * words are read and written whole (READ_ONCE/WRITE_ONCE), so a slot that
- * is not being changed is never seen torn.  In the kernel, the writer's
+ * is not being changed is never seen torn.  Semi-sorted buckets are the
+ * exception: every change rewrites a whole bucket, whose fingerprints
+ * change places and which may straddle words, so there every write is
+ * inside a section and a reader's hit, like its miss, stands only if the
+ * counter was even and unchanged around the lookup.  In the kernel, the writer's
  * move section runs with bottom halves disabled so that a softirq reader on
  * the same CPU can never wait for it.  Freeing a filter that readers may
  * still see is the caller's business (RCU in the module).
@@ -82,6 +94,9 @@
  */
 #define CF_FP_BITS_MIN		6
 #define CF_FP_BITS_MAX		32
+/* Semi-sorting keeps the top 4 bits of each fingerprint in the code. */
+#define CF_SEMISORT_FP_BITS_MIN	5
+#define CF_SEMISORT_BUCKET_SIZE	4
 #define CF_FP_BITS_DEFAULT	12
 #define CF_BUCKET_SIZE_DEFAULT	4
 #define CF_MAX_KICKS_DEFAULT	500
@@ -105,6 +120,20 @@
 #define CF_SPARE_SLOTS		16
 
 /**
+ * enum cf_encoding - how a bucket's fingerprints are stored
+ * @CF_ENC_PLAIN:	b slots of f bits, slot j of bucket i at bit
+ *			(i * b + j) * f
+ * @CF_ENC_SEMISORT:	b = 4 only, f >= CF_SEMISORT_FP_BITS_MIN: bucket i
+ *			at bit i * (4f - 4), sorted (see cuckoo.c)
+ * @CF_ENC_COUNT:	the number of encodings
+ */
+enum cf_encoding {
+	CF_ENC_PLAIN = 0,
+	CF_ENC_SEMISORT = 1,
+	CF_ENC_COUNT
+};
+
+/**
  * struct cf_params - how to build a filter
  * @capacity:	items the filter must hold, > 0
  * @fpr_ppb:	target false-positive rate in parts per 10^9; used only when
@@ -115,6 +144,7 @@
  *		0 means 500
  * @seed:	hash seed; the filter's answers depend on it, so keep it secret
  *		from whoever chooses the keys
+ * @encoding:	enum cf_encoding; 0 (CF_ENC_PLAIN) by default
  *
  * cf_params_resolve() fills the defaults in place, so that a caller can
  * report what was chosen.
@@ -126,6 +156,7 @@ struct cf_params {
 	u16 max_kicks;
 	u8 fp_bits;
 	u8 bucket_size;
+	u8 encoding;
 };
 
 /**
@@ -151,6 +182,7 @@ struct cf_stats {
 struct cuckoo_filter;
 
 int cf_params_resolve(struct cf_params *p);
+const char *cf_params_error(const struct cf_params *p);
 u64 cf_params_bytes(const struct cf_params *p);
 
 int cf_create(struct cuckoo_filter **out, const struct cf_params *p);
@@ -178,9 +210,9 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  * Raw export and import, for save and restore without the keys.
  *
  * The image is a struct cf_image header followed by table_bytes of table:
- * fingerprints packed f bits at a time, slot j of bucket i at bit
- * (i * b + j) * f, in 64-bit words of the host's byte order, and the
- * header too.  Images do not travel between hosts of different byte order
+ * buckets as enum cf_encoding lays them out (plain: fingerprints packed f
+ * bits at a time, slot j of bucket i at bit (i * b + j) * f), in 64-bit
+ * words of the host's byte order, and the header too.  Images do not travel between hosts of different byte order
  * (neither does jhash: it reads the key in host order); the magic number
  * tells.  cf_create_from_image() checks a header and creates an
  * empty filter of that exact geometry and seed (cf_image_params() checks a
@@ -193,11 +225,18 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  */
 #define CF_IMAGE_MAGIC		0x46435543U	/* "CUCF" little-endian */
 /*
+ * 3: the encoding of the buckets, in a byte that version 2 kept reserved
+ * (0), so a version 2 image reads as version 3 of plain buckets.  Only
+ * semi-sorted filters are written as version 3: a plain filter's image
+ * stays version 2, byte for byte what it was, so that a module that reads
+ * version 2 only still restores it.
  * 2: keys hashed in one pass (cf_jhash_pair()).  Version 1 tables hold
  * fingerprints of the two-pass hash, which this code no longer computes:
  * they would answer no for their own keys, so they are refused.
  */
-#define CF_IMAGE_VERSION	2
+#define CF_IMAGE_VERSION	3
+/* The oldest version read, and the one plain filters are written in. */
+#define CF_IMAGE_VERSION_MIN	2
 
 struct cf_image {
 	u32 magic;
@@ -206,7 +245,8 @@ struct cf_image {
 	u8 bucket_size;
 	u32 nbuckets;
 	u16 max_kicks;
-	u16 reserved;
+	u8 encoding;
+	u8 reserved;
 	u64 capacity;
 	u64 seed;
 	u64 victim;

@@ -31,13 +31,15 @@ static u64 __init nf_cuckoo_st_key(u32 i)
 /*
  * Check the filter core on a small filter before anything relies on it:
  * every key added is found, and after deleting half of them the other half
- * still is.  A filter has no false negatives, so any miss is a bug.
+ * still is.  A filter has no false negatives, so any miss is a bug.  Run
+ * for each bucket encoding (enum cf_encoding).
  */
-static int __init nf_cuckoo_selftest(void)
+static int __init nf_cuckoo_selftest(u8 encoding)
 {
 	struct cf_params p = {
 		.capacity = NF_CUCKOO_ST_CAPACITY,
 		.seed = NF_CUCKOO_ST_SEED,
+		.encoding = encoding,
 	};
 	struct cuckoo_filter *cf;
 	const char *what = NULL;
@@ -113,10 +115,11 @@ out:
 	else if (err)
 		pr_err("self-test failed: %s: error %d\n", what, err);
 	else
-		pr_info("self-test passed: %u keys added, %u deleted, %u found, fp_bits %u, bucket_size %u\n",
+		pr_info("self-test passed: %u keys added, %u deleted, %u found, fp_bits %u, bucket_size %u%s\n",
 			NF_CUCKOO_ST_KEYS, NF_CUCKOO_ST_KEYS / 2,
 			NF_CUCKOO_ST_KEYS - NF_CUCKOO_ST_KEYS / 2,
-			p.fp_bits, p.bucket_size);
+			p.fp_bits, p.bucket_size,
+			encoding == CF_ENC_SEMISORT ? ", semi-sorted" : "");
 	return err;
 }
 
@@ -124,7 +127,9 @@ static int __init nf_cuckoo_init(void)
 {
 	int err;
 
-	err = nf_cuckoo_selftest();
+	err = nf_cuckoo_selftest(CF_ENC_PLAIN);
+	if (!err)
+		err = nf_cuckoo_selftest(CF_ENC_SEMISORT);
 	if (err)
 		goto err_selftest;
 	err = nfcf_netns_init();

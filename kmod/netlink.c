@@ -1012,10 +1012,12 @@ static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	memcpy(&img, nla_data(ha), sizeof(img));
-	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION) {
+	if (img.magic == CF_IMAGE_MAGIC &&
+	    (img.version < CF_IMAGE_VERSION_MIN || img.version > CF_IMAGE_VERSION)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, ha,
 				    "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
-				    ", which reads image version " __stringify(CF_IMAGE_VERSION)
+				    ", which reads image versions " __stringify(CF_IMAGE_VERSION_MIN)
+				    " to " __stringify(CF_IMAGE_VERSION)
 				    " only; restore it with the nf_cuckoo that saved it, or add the entries again");
 		return -EINVAL;
 	}

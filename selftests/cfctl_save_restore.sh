@@ -146,7 +146,7 @@ hdr=$(sed -n 's/^create five .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
 old=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
 sed -n '/^create five /p; /^load five /p' "$TMP/saved" | sed "s|image $hdr|image $old|" >"$TMP/v1"
 expect "an image of version 1: refused, the module names the version it reads" 3 \
-	"line 1: image version not supported: this is nf_cuckoo $(cat /sys/module/nf_cuckoo/version), which reads image version 2 only" \
+	"line 1: image version not supported: this is nf_cuckoo $(cat /sys/module/nf_cuckoo/version), which reads image versions 2 to 3 only" \
 	"$CFCTL" restore -f "$TMP/v1"
 case $OUT in
 *"line 1: the image of five is of image version 1"*)

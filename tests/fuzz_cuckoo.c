@@ -26,7 +26,8 @@
  * per successful add or delete, and matches the table) are checked.
  *
  * Input layout:
- *	0	mode: bit 0 loose from the start, bit 1 mutate imported images
+ *	0	mode: bit 0 loose from the start, bit 1 mutate imported images,
+ *		bit 2 semi-sorted buckets (if the bucket size is 4)
  *	1-2	capacity = 1 + le16 % 2000
  *	3	fp_bits = 6 + byte % 27
  *	4	bucket size = {2, 4, 8}[byte % 3]
@@ -52,6 +53,7 @@ struct input {
 struct state {
 	struct cuckoo_filter *cf;
 	u32 nkeys, key_len, bucket_size;
+	u8 encoding;
 	bool loose, mutate;
 	bool odd_image;			/* imported a mutated image */
 	u64 total;			/* model size = filter's own tally */
@@ -111,17 +113,62 @@ static bool victim_taken(struct state *s)
 	return st.victim;
 }
 
-/* ---- table image decoding (layout documented in cuckoo.h) ---- */
+/* ---- table image decoding (layout documented in cuckoo.[ch]) ---- */
 
-static u32 img_fp(const u64 *w, u64 slot, unsigned int f)
+static u32 img_bits(const u64 *w, u64 bit, unsigned int n)
 {
-	u64 bit = slot * f, idx = bit / 64, v;
+	u64 idx = bit / 64, v;
 	unsigned int sh = bit % 64;
 
 	v = w[idx] >> sh;
-	if (sh + f > 64)
+	if (sh + n > 64)
 		v |= w[idx + 1] << (64 - sh);
-	return (u32)(v & ((1ULL << f) - 1));
+	return (u32)(v & ((1ULL << n) - 1));
+}
+
+static u32 img_fp(const u64 *w, u64 slot, unsigned int f)
+{
+	return img_bits(w, slot * f, f);
+}
+
+/*
+ * Slot j of semi-sorted bucket i (cuckoo.c): a 12-bit code of the sorted
+ * high nibbles, whose rank is found by counting (the core's tables are
+ * not used), then the four low parts of f - 4 bits.
+ */
+static u32 ss_binom(u32 n, u32 k)
+{
+	u32 r = 1, i;
+
+	if (k > n)
+		return 0;
+	for (i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return r;
+}
+
+static u32 img_ss_fp(const u64 *w, u64 i, unsigned int j, unsigned int f)
+{
+	u64 bit = i * (4 * f - 4);
+	u32 code = img_bits(w, bit, 12), n[4], left = code, k, c;
+
+	/* Colexicographic unranking: the largest nibble first. */
+	for (k = 4; k-- > 0;) {
+		for (c = 15; ss_binom(c + k, k + 1) > left; c--)
+			;
+		n[k] = c;
+		left -= ss_binom(c + k, k + 1);
+	}
+	if (code >= 3876)
+		FAIL("bucket %llu: code %u", (unsigned long long)i, code);
+	return n[j] << (f - 4) | img_bits(w, bit + 12 + j * (f - 4), f - 4);
+}
+
+static u32 img_slot(const u64 *w, u64 slot, unsigned int f, u8 enc)
+{
+	if (enc == CF_ENC_SEMISORT)
+		return img_ss_fp(w, slot / 4, slot % 4, f);
+	return img_fp(w, slot, f);
 }
 
 static u8 *export_table(struct state *s, struct cf_image *img, u64 chunk)
@@ -182,8 +229,11 @@ static void check_books(struct state *s)
 	check_count(s);
 	cf_get_stats(s->cf, &st);
 	buf = export_table(s, &img, 4096);
+	if (img.encoding != s->encoding && !s->odd_image)
+		FAIL("image of encoding %u, filter's %u", img.encoding,
+		     s->encoding);
 	for (i = 0; i < st.slots; i++)
-		n += img_fp((u64 *)buf, i, img.fp_bits) != 0;
+		n += img_slot((u64 *)buf, i, img.fp_bits, img.encoding) != 0;
 	free(buf);
 	if (n + st.victim != st.count)
 		FAIL("table holds %llu + victim %d, count %llu",
@@ -510,6 +560,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	p.fp_bits = 6 + in_u8(&in) % 27;
 	p.bucket_size = bucket_sizes[in_u8(&in) % 3];
 	s->bucket_size = p.bucket_size;
+	if (mode & 4 && p.bucket_size == 4)
+		p.encoding = CF_ENC_SEMISORT;
+	s->encoding = p.encoding;
 	p.max_kicks = 1 + in_u16(&in) % 600;
 	s->nkeys = 1 + in_u8(&in);
 	s->key_len = key_lens[in_u8(&in) % 8];

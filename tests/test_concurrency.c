@@ -16,7 +16,10 @@
  * of 256k keys) and a small one (10k items), in which each move touches a
  * much larger share of the keys the readers look up, so that a reader that
  * fails to retry (or a writer that moves outside its sequence section)
- * shows up within seconds.
+ * shows up within seconds.  Both run with plain buckets, then with
+ * semi-sorted ones, where every add and delete rewrites a whole bucket
+ * (at 93% load, nearly always one holding stable keys that readers look
+ * up) and reorders its fingerprints.
  *
  * Built with -fsanitize=thread it also checks that every access the
  * readers race with is atomic; built at -O2 it runs many more operations;
@@ -49,6 +52,7 @@ static u64 g_capacity;
  */
 static u64 g_large = 1 << 20, g_small = 10000;
 static unsigned int g_readers = 3;
+static u8 g_enc = CF_ENC_PLAIN;
 
 static struct cuckoo_filter *g_cf;
 static u64 *g_stable;
@@ -200,6 +204,7 @@ static bool t_fill_stable(void)
 		.fp_bits = 12,
 		.bucket_size = 4,
 		.seed = mix64(g_seed),
+		.encoding = g_enc,
 	};
 	struct cf_stats st;
 	u64 i, stream = mix64(g_seed ^ 0x57ab1e);
@@ -321,7 +326,7 @@ static void t_final(void)
 	      (unsigned long long)miss);
 }
 
-static void scenario(u64 capacity)
+static void scenario(u64 capacity, u8 enc)
 {
 	cf_free(g_cf);
 	g_cf = NULL;
@@ -331,18 +336,48 @@ static void scenario(u64 capacity)
 	memset(g_rs, 0, sizeof(g_rs));
 	atomic_store(&g_stop, false);
 	g_capacity = capacity;
-	diag("capacity %llu", (unsigned long long)capacity);
+	g_enc = enc;
+	diag("capacity %llu, %s buckets", (unsigned long long)capacity,
+	     enc == CF_ENC_SEMISORT ? "semi-sorted" : "plain");
 }
 
 static void t_churn_large(void)
 {
-	scenario(g_large);
+	scenario(g_large, CF_ENC_PLAIN);
 	t_churn();
 }
 
 static void t_churn_small(void)
 {
-	scenario(g_small);
+	scenario(g_small, CF_ENC_PLAIN);
+	t_churn();
+}
+
+/*
+ * A thousand items in 266 buckets: the readers' batches of 64 keys cover
+ * a good share of the buckets the writer rewrites.
+ */
+static void t_churn_tiny(void)
+{
+	scenario(1000, CF_ENC_PLAIN);
+	t_churn();
+}
+
+static void t_churn_tiny_ss(void)
+{
+	scenario(1000, CF_ENC_SEMISORT);
+	t_churn();
+}
+
+static void t_churn_large_ss(void)
+{
+	scenario(g_large, CF_ENC_SEMISORT);
+	t_churn();
+}
+
+static void t_churn_small_ss(void)
+{
+	scenario(g_small, CF_ENC_SEMISORT);
 	t_churn();
 }
 
@@ -353,6 +388,21 @@ static const struct tap_case cases[] = {
 	{ "concurrency: small filter: readers never miss a stable key while "
 	  "one writer churns at high load", t_churn_small },
 	{ "concurrency: small filter: state exact after the churn", t_final },
+	{ "concurrency: tiny filter: readers never miss a stable key while "
+	  "one writer churns at high load", t_churn_tiny },
+	{ "concurrency: tiny filter: state exact after the churn", t_final },
+	{ "concurrency: semisort: large filter: readers never miss a stable "
+	  "key while one writer churns at high load", t_churn_large_ss },
+	{ "concurrency: semisort: large filter: state exact after the churn",
+	  t_final },
+	{ "concurrency: semisort: small filter: readers never miss a stable "
+	  "key while one writer churns at high load", t_churn_small_ss },
+	{ "concurrency: semisort: small filter: state exact after the churn",
+	  t_final },
+	{ "concurrency: semisort: tiny filter: readers never miss a stable "
+	  "key while one writer churns at high load", t_churn_tiny_ss },
+	{ "concurrency: semisort: tiny filter: state exact after the churn",
+	  t_final },
 };
 
 int main(int argc, char **argv)
@@ -387,8 +437,9 @@ int main(int argc, char **argv)
 	if (!g_readers || g_readers > MAX_READERS || g_large < 10000 ||
 	    g_small < 10000)
 		goto usage;
-	printf("# test_concurrency %s: seed %#llx, capacities %llu and %llu, "
-	       "%u readers, up to %llu writer ops or %.1f s each\n",
+	printf("# test_concurrency %s: seed %#llx, capacities %llu, %llu and "
+	       "1000, plain then semi-sorted, %u readers, up to %llu writer "
+	       "ops or %.1f s each\n",
 	       TEST_VARIANT, (unsigned long long)g_seed,
 	       (unsigned long long)g_large, (unsigned long long)g_small,
 	       g_readers, (unsigned long long)g_ops, g_seconds);

@@ -9,6 +9,9 @@
  *	test_cuckoo [--seed N] [--vectors FILE] [--only SUBSTRING]
  *
  * All randomness comes from one seed (printed), so a failure reproduces.
+ *
+ * The cases of filters run twice: with plain buckets, then (names
+ * prefixed "semisort: ") with every b = 4 filter semi-sorted.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +20,8 @@
 
 static u64 g_seed = SEED_DEFAULT;
 static const char *g_vectors = "vectors/jhash.txt";
+/* The encoding of every b = 4 filter that mkparams() makes. */
+static u8 g_enc = CF_ENC_PLAIN;
 
 #define M		1000000ULL
 /* The paper's bound on the false positive rate: 2b / 2^f. */
@@ -31,6 +36,7 @@ static struct cf_params mkparams(u64 capacity, u8 f, u8 b, u64 salt)
 		.fp_bits = f,
 		.bucket_size = b,
 		.seed = mix64(g_seed ^ mix64(salt)),
+		.encoding = b == 4 ? g_enc : CF_ENC_PLAIN,
 	};
 }
 
@@ -198,6 +204,7 @@ out:
 
 static void t_fpr_f8(void) { fpr(8); }
 static void t_fpr_f12(void) { fpr(12); }
+static void t_fpr_f13(void) { fpr(13); }
 static void t_fpr_f16(void) { fpr(16); }
 
 /*
@@ -214,6 +221,9 @@ static void t_geometry_sweep(void)
 	int err = 0;
 
 	for (j = 0; j < 3; j++) {
+		/* b != 4 is plain in every pass: once is enough. */
+		if (g_enc != CF_ENC_PLAIN && bs[j] != 4)
+			continue;
 		for (f = CF_FP_BITS_MIN; f <= CF_FP_BITS_MAX; f++) {
 			u64 salt = 2000 + f * 10 + j, s = stream_of(salt), n;
 			struct cuckoo_filter *cf = mkfilter(cap, f, bs[j], salt);
@@ -257,7 +267,9 @@ static void t_geometry_sweep(void)
 static void bits_per_item(u8 f, u8 b)
 {
 	static const u64 caps[] = { 1000, 1000003, 1 << 20, 3000017, 10 * M };
-	double want = f / (design_ppm(b) / 1e6);
+	/* A semi-sorted bucket saves one bit per slot. */
+	unsigned int slot_bits = b == 4 && g_enc == CF_ENC_SEMISORT ? f - 1 : f;
+	double want = slot_bits / (design_ppm(b) / 1e6);
 	unsigned int i;
 
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
@@ -284,7 +296,7 @@ static void bits_per_item(u8 f, u8 b)
 		 * it is quoted at: below a million items the spare slots and
 		 * the word rounding show (12.86 at 1000).
 		 */
-		if (f == 12 && b == 4 && caps[i] >= M)
+		if (slot_bits == 12 && b == 4 && caps[i] >= M)
 			CHECK(bpi <= 12.6,
 			      "capacity %llu: %.4f bits per item > 12.6",
 			      (unsigned long long)caps[i], bpi);
@@ -299,10 +311,11 @@ static void bits_per_item(u8 f, u8 b)
 		      "capacity %llu: %llu slots, one bucket fewer would do",
 		      (unsigned long long)caps[i],
 		      (unsigned long long)st.slots);
-		CHECK(st.table_bytes * 8 >= st.slots * f,
-		      "table %llu B cannot hold %llu slots of %u bits",
+		CHECK(st.table_bytes * 8 >= st.slots * slot_bits &&
+		      st.table_bytes * 8 <= st.slots * slot_bits + 128,
+		      "table %llu B for %llu slots of %u bits",
 		      (unsigned long long)st.table_bytes,
-		      (unsigned long long)st.slots, f);
+		      (unsigned long long)st.slots, slot_bits);
 		REQUIRE(!cf_params_resolve(&p), "resolve failed");
 		CHECK(cf_params_bytes(&p) == st.bytes,
 		      "cf_params_bytes %llu, filter holds %llu",
@@ -318,6 +331,7 @@ out:
 }
 
 static void t_bpi_f12_b4(void) { bits_per_item(12, 4); }
+static void t_bpi_f13_b4(void) { bits_per_item(13, 4); }
 static void t_bpi_f16_b4(void) { bits_per_item(16, 4); }
 static void t_bpi_f12_b2(void) { bits_per_item(12, 2); }
 static void t_bpi_f12_b8(void) { bits_per_item(12, 8); }
@@ -547,9 +561,11 @@ out:
 
 static void t_dup_limit(void)
 {
-	dup_limit(2);
+	if (g_enc == CF_ENC_PLAIN)
+		dup_limit(2);
 	dup_limit(4);
-	dup_limit(8);
+	if (g_enc == CF_ENC_PLAIN)
+		dup_limit(8);
 }
 
 /* add_unique: -EEXIST exactly when contains says yes. */
@@ -808,7 +824,7 @@ static bool same_params(const struct cuckoo_filter *a,
 	cf_get_params(b, &pb);
 	return pa.capacity == pb.capacity && pa.seed == pb.seed &&
 	       pa.fp_bits == pb.fp_bits && pa.bucket_size == pb.bucket_size &&
-	       pa.max_kicks == pb.max_kicks;
+	       pa.max_kicks == pb.max_kicks && pa.encoding == pb.encoding;
 }
 
 /*
@@ -827,7 +843,9 @@ static struct cuckoo_filter *round_trip(struct cuckoo_filter *cf, u64 s,
 	int err = 0;
 
 	cf_export_header(cf, &img);
-	REQUIRE(img.magic == CF_IMAGE_MAGIC && img.version == CF_IMAGE_VERSION,
+	REQUIRE(img.magic == CF_IMAGE_MAGIC &&
+		img.version == (img.encoding == CF_ENC_PLAIN ?
+				CF_IMAGE_VERSION_MIN : CF_IMAGE_VERSION),
 		"header magic %#x version %u", img.magic, img.version);
 	REQUIRE(img.table_bytes == a.table_bytes && img.table_bytes % 8 == 0,
 		"header table_bytes %llu, stats %llu",
@@ -840,10 +858,14 @@ static struct cuckoo_filter *round_trip(struct cuckoo_filter *cf, u64 s,
 	REQUIRE(!err, "export in %llu-byte chunks: %d",
 		(unsigned long long)chunk, err);
 	/* The table is laid out as cuckoo.h says. */
-	CHECK(img_count((u64 *)buf, a.slots, img.fp_bits) + a.victim ==
-	      a.count, "image holds %llu fingerprints + victim %d, count %llu",
-	      (unsigned long long)img_count((u64 *)buf, a.slots, img.fp_bits),
+	CHECK(img_count_enc((u64 *)buf, a.slots, img.fp_bits, img.encoding) +
+	      a.victim == a.count,
+	      "image holds %llu fingerprints + victim %d, count %llu",
+	      (unsigned long long)img_count_enc((u64 *)buf, a.slots,
+						img.fp_bits, img.encoding),
 	      a.victim, (unsigned long long)a.count);
+	CHECK(img.encoding == (img.bucket_size == 4 ? g_enc : CF_ENC_PLAIN),
+	      "header encoding %u", img.encoding);
 	err = cf_create_from_image(&cf2, &img);
 	REQUIRE(!err && cf2, "cf_create_from_image: %d", err);
 	err = import_all(cf2, buf, img.table_bytes, chunk);
@@ -914,6 +936,7 @@ static void t_image_small(void)
 	static const struct { u8 f, b; } geo[] = {
 		{ 6, 2 }, { 7, 4 }, { 8, 4 }, { 12, 4 }, { 13, 8 },
 		{ 16, 4 }, { 17, 2 }, { 32, 4 }, { 32, 8 }, { 31, 8 },
+		{ 6, 4 }, { 13, 4 }, { 17, 4 }, { 18, 4 }, { 20, 4 },
 	};
 	static const u64 chunks[] = { 8, 24, 4104 };
 	unsigned int i, c;
@@ -950,6 +973,56 @@ static void t_image_small(void)
 	}
 }
 
+/*
+ * A plain filter is exported as version 2, as before the encoding had its
+ * byte, and loads back as the same filter: same answers, same header,
+ * same table.  A semi-sorted one is exported as version 3 and cannot pass
+ * for version 2.
+ */
+static void t_image_v2(void)
+{
+	const u64 n = 20000;
+	u64 s = stream_of(1210), i, diff = 0;
+	struct cuckoo_filter *cf = mkfilter(n, 13, 4, 1210), *cf2 = NULL;
+	struct cf_image img, img2;
+	u8 *buf = NULL, *buf2 = NULL;
+	int err = 0;
+
+	REQUIRE(cf, "no filter");
+	REQUIRE(fill(cf, s, 0, n, &err) == n, "fill: %d", err);
+	cf_export_header(cf, &img);
+	CHECK(img.version == (img.encoding == CF_ENC_PLAIN ? 2 : 3),
+	      "exported as version %u", img.version);
+	buf = malloc(img.table_bytes);
+	buf2 = malloc(img.table_bytes);
+	REQUIRE(buf && buf2, "out of memory");
+	REQUIRE(!export_all(cf, buf, img.table_bytes, 4096), "export");
+	img.version = 2;
+	err = cf_create_from_image(&cf2, &img);
+	if (img.encoding != CF_ENC_PLAIN) {
+		CHECK(err == -EINVAL, "semi-sorted image as version 2: %d", err);
+		goto out;
+	}
+	REQUIRE(!err, "version 2 header: %d", err);
+	REQUIRE(!import_all(cf2, buf, img.table_bytes, 4096), "import");
+	check_counters(cf2, n);
+	for (i = 0; i < n; i++) {
+		diff += has_i(cf, s, i) != has_i(cf2, s, i);
+		diff += has_i(cf, s, ABSENT_BASE + i) !=
+			has_i(cf2, s, ABSENT_BASE + i);
+	}
+	CHECK(!diff, "%llu answers differ", (unsigned long long)diff);
+	cf_export_header(cf2, &img2);
+	CHECK(!memcmp(&img, &img2, sizeof(img)), "header differs");
+	REQUIRE(!export_all(cf2, buf2, img.table_bytes, 8), "export copy");
+	CHECK(!memcmp(buf, buf2, img.table_bytes), "table differs");
+out:
+	free(buf);
+	free(buf2);
+	cf_free(cf2);
+	cf_free(cf);
+}
+
 /* Headers that cf_create_from_image() must refuse. */
 static void t_image_bad_header(void)
 {
@@ -964,7 +1037,16 @@ static void t_image_bad_header(void)
 	err = cf_create_from_image(&cf2, &good);
 	CHECK(!err && cf2, "valid header refused: %d", err);
 	cf_free(cf2);
-	for (i = 0; i < 21; i++) {
+	/* A plain header of version 2 is the same filter. */
+	if (good.encoding == CF_ENC_PLAIN) {
+		bad = good;
+		bad.version = 2;
+		cf2 = NULL;
+		err = cf_create_from_image(&cf2, &bad);
+		CHECK(!err && cf2, "version 2 header refused: %d", err);
+		cf_free(cf2);
+	}
+	for (i = 0; i < 27; i++) {
 		const char *what = "";
 
 		bad = good;
@@ -994,6 +1076,17 @@ static void t_image_bad_header(void)
 		case 18: bad.capacity = ~0ULL; what = "capacity 2^64-1"; break;
 		case 19: bad.nbuckets += 1; what = "nbuckets + 1"; break;
 		case 20: bad.fp_bits = 255; what = "fp_bits 255"; break;
+		case 21: bad.encoding = CF_ENC_COUNT; what = "encoding 2"; break;
+		case 22: bad.encoding = 255; what = "encoding 255"; break;
+		case 23: bad.reserved = 1; what = "reserved 1"; break;
+		case 24: bad.version = 2;
+			bad.encoding = good.encoding ^ CF_ENC_SEMISORT;
+			what = "version 2 with an encoding"; break;
+		case 25: bad.encoding ^= CF_ENC_SEMISORT;
+			what = "the other encoding, same table_bytes"; break;
+		case 26: bad.bucket_size = 8; bad.encoding = CF_ENC_SEMISORT;
+			bad.nbuckets = (bad.nbuckets + 1) / 2;
+			what = "semi-sorted b = 8"; break;
 		}
 		cf2 = NULL;
 		err = cf_create_from_image(&cf2, &bad);
@@ -1142,6 +1235,7 @@ static void t_image_hand_built(void)
 {
 	static const struct { u8 f, b; } geo[] = {
 		{ 6, 2 }, { 7, 4 }, { 12, 4 }, { 13, 8 }, { 32, 4 }, { 19, 2 },
+		{ 13, 4 }, { 17, 4 }, { 18, 4 }, { 6, 4 },
 	};
 	unsigned int g;
 
@@ -1150,7 +1244,7 @@ static void t_image_hand_built(void)
 						    1400 + g);
 		struct cuckoo_filter *cf2 = NULL;
 		u64 *tab = NULL, *back = NULL, slot, want = 0;
-		u32 mask = (u32)((1ULL << geo[g].f) - 1);
+		u32 mask = (u32)((1ULL << geo[g].f) - 1), fps[4];
 		struct rng r = { g_seed + g };
 		struct cf_stats st;
 		struct cf_image img;
@@ -1169,10 +1263,15 @@ static void t_image_hand_built(void)
 				fp = 0;
 			if (slot == st.slots - 1)
 				fp = mask;	/* the last slot, all ones */
-			img_set_fp(tab, slot, geo[g].f, fp);
+			fps[slot % 4] = fp;
+			if (img.encoding != CF_ENC_SEMISORT)
+				img_set_fp(tab, slot, geo[g].f, fp);
+			else if (slot % 4 == 3)
+				img_ss_set_bucket(tab, slot / 4, geo[g].f, fps);
 			want += fp != 0;
 		}
-		CHECK(img_count(tab, st.slots, geo[g].f) == want, "encoder");
+		CHECK(img_count_enc(tab, st.slots, geo[g].f, img.encoding) ==
+		      want, "encoder");
 		err = cf_create_from_image(&cf2, &img);
 		REQUIRE(!err, "create from image: %d", err);
 		err = import_all(cf2, (u8 *)tab, img.table_bytes, 64);
@@ -1220,17 +1319,32 @@ static void t_params_bad(void)
 		  "fpr 1 ppb, b=4 explicit" },
 		{ { .capacity = 100, .fpr_ppb = 3, .bucket_size = 8 },
 		  "fpr 3 ppb, b=8" },
+		{ { .capacity = 100, .bucket_size = 2,
+		    .encoding = CF_ENC_SEMISORT }, "semisort b=2" },
+		{ { .capacity = 100, .bucket_size = 8,
+		    .encoding = CF_ENC_SEMISORT }, "semisort b=8" },
+		{ { .capacity = 100, .fp_bits = 5,
+		    .encoding = CF_ENC_SEMISORT }, "semisort f=5" },
+		{ { .capacity = 100, .encoding = CF_ENC_COUNT }, "encoding 2" },
+		{ { .capacity = 100, .encoding = 255 }, "encoding 255" },
 	};
 	static const u64 huge[] = {
 		1ULL << 40, ~0ULL, ~0ULL / 1000000, 0x80000000ULL * 8,
 	};
 	struct cuckoo_filter *cf;
 	struct cf_params p;
+	const char *why;
 	unsigned int i;
 	int err = 0;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		p = bad[i].p;
+		why = cf_params_error(&p);
+		CHECK(why && !memcmp(&p, &bad[i].p, sizeof(p)),
+		      "cf_params_error(%s) = %s, or p changed", bad[i].what,
+		      why ? why : "NULL");
+		if (i == sizeof(bad) / sizeof(bad[0]) - 5)
+			diag("semisort b=2: \"%s\"", why);
 		err = cf_params_resolve(&p);
 		CHECK(err == -EINVAL, "resolve(%s) = %d, want -EINVAL",
 		      bad[i].what, err);
@@ -1271,6 +1385,12 @@ static void t_params_good(void)
 		{ .capacity = 1000, .fpr_ppb = 2 },
 		{ .capacity = 1000, .fpr_ppb = 1, .bucket_size = 2 },
 		{ .capacity = 1000, .fpr_ppb = 4, .bucket_size = 8 },
+		{ .capacity = 1, .fp_bits = 6, .encoding = CF_ENC_SEMISORT },
+		{ .capacity = 1000, .fp_bits = 32,
+		  .encoding = CF_ENC_SEMISORT },
+		{ .capacity = 1000, .encoding = CF_ENC_SEMISORT },
+		{ .capacity = 1000, .fpr_ppb = 2, .bucket_size = 4,
+		  .encoding = CF_ENC_SEMISORT },
 	};
 	unsigned int i;
 	u64 k = 42;
@@ -1281,6 +1401,8 @@ static void t_params_good(void)
 		struct cuckoo_filter *cf = NULL;
 
 		p.seed = g_seed + i;
+		CHECK(!cf_params_error(&p), "params %u: cf_params_error %s", i,
+		      cf_params_error(&p));
 		err = cf_params_resolve(&p);
 		if (!CHECK(!err, "params %u refused: %d", i, err))
 			continue;
@@ -1290,8 +1412,13 @@ static void t_params_good(void)
 		cf_get_params(cf, &q);
 		CHECK(q.capacity == p.capacity && q.fp_bits == p.fp_bits &&
 		      q.bucket_size == p.bucket_size &&
-		      q.max_kicks == p.max_kicks && q.seed == p.seed,
+		      q.max_kicks == p.max_kicks && q.seed == p.seed &&
+		      q.encoding == p.encoding,
 		      "params %u: filter reports other parameters", i);
+		CHECK(cf_params_bytes(&p) == cf_bytes(cf),
+		      "params %u: params_bytes %llu, filter %llu", i,
+		      (unsigned long long)cf_params_bytes(&p),
+		      (unsigned long long)cf_bytes(cf));
 		CHECK(!cf_add(cf, &k, 8) && cf_contains(cf, &k, 8),
 		      "params %u: add/contains", i);
 		cf_free(cf);
@@ -1852,52 +1979,265 @@ out:
 	cf_free(cf);
 }
 
+/* ---- semi-sorted buckets ---- */
+
+#include "cf_semisort.h"
+
+/*
+ * The core's decode table against the definition (test_util.h): every
+ * multiset of four nibbles has a code below 3876, the code decodes to it
+ * sorted, and no two multisets share a code.  Padding decodes to zeros.
+ */
+static void t_ss_table(void)
+{
+	static u8 seen[SS_CODES];
+	u32 t, n[4], code, bad = 0, j, dec;
+
+	ss_init();
+	memset(seen, 0, sizeof(seen));
+	for (t = 0; t < 1 << 16; t++) {
+		for (j = 0; j < 4; j++)
+			n[j] = (t >> (4 * j)) & 15;
+		qsort(n, 4, sizeof(n[0]), cmp_u32);
+		code = ss_code(n);
+		if (!CHECK(code < SS_CODES, "nibbles %04x: code %u", t, code))
+			return;
+		dec = n[0] | n[1] << 4 | n[2] << 8 | n[3] << 12;
+		bad += cf_ss_decode[code] != dec || ss_nibbles_of[code] != dec;
+		seen[code] = 1;
+	}
+	CHECK(!bad, "%u multisets decode to something else", bad);
+	for (code = 0; code < SS_CODES; code++)
+		if (!CHECK(seen[code], "code %u unused", code))
+			break;
+	for (code = SS_CODES; code < 4096; code++)
+		if (!CHECK(!cf_ss_decode[code], "padding %u decodes", code))
+			break;
+	diag("decode table: %zu bytes, %u codes", sizeof(cf_ss_decode),
+	     SS_CODES);
+}
+
+/*
+ * Every code through the core: a hand-built image whose bucket i has code
+ * i % 3876 (random low parts) is imported, counted and exported unchanged;
+ * the filter then takes adds, rewriting buckets through the core's own
+ * encoder, and its image decodes to its count and imports again.  A code
+ * past the last, or low parts out of order, are refused.
+ */
+static void t_ss_codes(void)
+{
+	struct cf_params p = mkparams(16000, 13, 4, 2100);
+	struct cuckoo_filter *cf = NULL, *cf2 = NULL;
+	u64 *tab = NULL, *back = NULL, i, want = 0, s = stream_of(2100);
+	struct rng r = { g_seed ^ 0x2100 };
+	u32 fps[4], j, nib, f = 13, added = 0;
+	struct cf_image img;
+	int err;
+
+	ss_init();
+	p.encoding = CF_ENC_SEMISORT;
+	REQUIRE(!cf_create(&cf, &p), "create");
+	cf_export_header(cf, &img);
+	REQUIRE(img.nbuckets >= SS_CODES, "%u buckets", img.nbuckets);
+	tab = calloc(1, img.table_bytes);
+	back = calloc(1, img.table_bytes);
+	REQUIRE(tab && back, "out of memory");
+	for (i = 0; i < img.nbuckets; i++) {
+		nib = ss_nibbles_of[i % SS_CODES];
+		for (j = 0; j < 4; j++) {
+			fps[j] = ((nib >> (4 * j)) & 15) << (f - 4) |
+				 (u32)rng_below(&r, 1 << (f - 4));
+			if (!(nib >> (4 * j) & 15) && rng_below(&r, 2))
+				fps[j] = 0;
+			want += fps[j] != 0;
+		}
+		img_ss_set_bucket(tab, i, f, fps);
+		CHECK(img_get_bits(tab, i * (4 * f - 4), 12) ==
+		      i % SS_CODES, "bucket %llu: code", (unsigned long long)i);
+	}
+	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	err = import_all(cf2, (u8 *)tab, img.table_bytes, 4096);
+	REQUIRE(!err, "import of every code: %d", err);
+	check_counters(cf2, want);
+	REQUIRE(!export_all(cf2, (u8 *)back, img.table_bytes, 8), "export");
+	CHECK(!memcmp(tab, back, img.table_bytes), "table changed");
+	/* Rewrites through the core's encoder; nothing lost. */
+	for (i = 0; i < 2000; i++)
+		added += !add_i(cf2, s, i);
+	CHECK(hits(cf2, s, 0, 2000) >= added, "added keys lost");
+	check_counters(cf2, want + added);
+	REQUIRE(!export_all(cf2, (u8 *)back, img.table_bytes, 4096), "export");
+	CHECK(img_count_enc(back, (u64)img.nbuckets * 4, f, CF_ENC_SEMISORT) +
+	      stats(cf2).victim == want + added, "image count");
+	cf_free(cf2);
+	cf2 = NULL;
+	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	CHECK(!import_all(cf2, (u8 *)back, img.table_bytes, 4096),
+	      "the core's own buckets refused");
+	cf_free(cf2);
+	cf2 = NULL;
+	/* Codes 3876..4095 in the last bucket, then unsorted low parts. */
+	for (j = 0; j < 3; j++) {
+		memcpy(back, tab, img.table_bytes);
+		i = img.nbuckets - 1 - j;
+		if (j < 2) {
+			img_set_bits(back, i * (4 * f - 4), 12,
+				     j ? 4095 : SS_CODES);
+		} else {
+			fps[0] = 0x100;
+			fps[1] = 0x1ff;
+			fps[2] = fps[3] = 0;
+			img_ss_set_bucket(back, i, f, fps);
+			/* Two low parts of nibble 0 swapped. */
+			img_set_bits(back, i * (4 * f - 4) + 12 + 2 * (f - 4),
+				     f - 4, 0x1ff);
+			img_set_bits(back, i * (4 * f - 4) + 12 + 3 * (f - 4),
+				     f - 4, 0x100);
+		}
+		REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+		err = import_all(cf2, (u8 *)back, img.table_bytes, 4096);
+		CHECK(err == -EINVAL, "bad bucket %u imported: %d", j, err);
+		cf_free(cf2);
+		cf2 = NULL;
+	}
+out:
+	free(tab);
+	free(back);
+	cf_free(cf2);
+	cf_free(cf);
+}
+
+/*
+ * Every fingerprint width: fill to the victim, every key found, an image
+ * round trip, deletes of half, duplicates.  Semi-sorted in the second pass.
+ */
+static void t_widths(void)
+{
+	static const u8 fs[] = { 6, 7, 8, 12, 13, 16, 17, 18, 20, 24, 28, 31,
+				 32 };
+	unsigned int g;
+
+	for (g = 0; g < sizeof(fs) / sizeof(fs[0]); g++) {
+		u64 salt = 2200 + g, s = stream_of(salt), next = 0, n, i;
+		u64 k = test_key(s, 3 * ABSENT_BASE), gone = 0;
+		struct cuckoo_filter *cf = mkfilter(3000, fs[g], 4, salt);
+		struct cuckoo_filter *cf2 = NULL;
+		unsigned int c;
+
+		if (!cf)
+			continue;
+		n = fill_to_victim(cf, s, &next);
+		CHECK(n >= 3000, "f=%u: victim after %llu adds", fs[g],
+		      (unsigned long long)n);
+		CHECK(hits(cf, s, 0, n) == n, "f=%u: false negatives", fs[g]);
+		check_counters(cf, n);
+		cf2 = round_trip(cf, s, n, 24);
+		CHECK(cf2, "f=%u: round trip", fs[g]);
+		cf_free(cf2);
+		CHECK(!del_i(cf, s, n - 1) && !stats(cf).victim,
+		      "f=%u: delete of the victim's key", fs[g]);
+		for (i = 0; i < n - 1; i += 2)
+			CHECK(!del_i(cf, s, i), "f=%u: delete %llu", fs[g],
+			      (unsigned long long)i);
+		for (i = 0; i < n - 1; i++) {
+			if (i & 1)
+				CHECK(has_i(cf, s, i), "f=%u: key %llu lost",
+				      fs[g], (unsigned long long)i);
+			else
+				gone += !has_i(cf, s, i);
+		}
+		CHECK(gone * 2 >= n / 2, "f=%u: deleted keys still found",
+		      fs[g]);
+		check_counters(cf, (n - 1) / 2);
+		for (c = 0; c < 8; c++)
+			CHECK(!cf_add(cf, &k, 8), "f=%u: copy %u", fs[g], c);
+		CHECK(cf_add_unique(cf, &k, 8) == -EEXIST, "f=%u: unique",
+		      fs[g]);
+		for (c = 0; c < 8; c++)
+			CHECK(!cf_delete(cf, &k, 8), "f=%u: delete copy %u",
+			      fs[g], c);
+		CHECK(cf_delete(cf, &k, 8) == -ENOENT || fs[g] < 16,
+		      "f=%u: ninth delete", fs[g]);
+		CHECK(!cf_add_unique(cf, &k, 8) || fs[g] < 16, "f=%u: unique",
+		      fs[g]);
+		cf_clear(cf);
+		check_counters(cf, 0);
+		CHECK(!hits(cf, s, 0, n), "f=%u: found after clear", fs[g]);
+		cf_free(cf);
+	}
+}
+
+/* Cases of filters of any encoding, run with each (see main()). */
+#define ENC_CASES(X)							\
+	X("bits per item f=12 b=4", t_bpi_f12_b4)			\
+	X("bits per item f=13 b=4", t_bpi_f13_b4)			\
+	X("bits per item f=16 b=4", t_bpi_f16_b4)			\
+	X("no false negatives at 95% load f=12", t_no_fn_f12)		\
+	X("no false negatives at 95% load f=16", t_no_fn_f16)		\
+	X("fpr f=8 within 1.5x of 2b/2^f", t_fpr_f8)			\
+	X("fpr f=12 within 1.5x of 2b/2^f", t_fpr_f12)			\
+	X("fpr f=13 within 1.5x of 2b/2^f", t_fpr_f13)			\
+	X("fpr f=16 within 1.5x of 2b/2^f", t_fpr_f16)			\
+	X("every f and b: capacity, no false negatives, fpr",		\
+	  t_geometry_sweep)						\
+	X("every f, b=4: fill, image, deletes, duplicates", t_widths)	\
+	X("load b=4 reaches 95% of slots", t_load_b4)			\
+	X("delete half, the rest stay", t_delete_half)			\
+	X("delete of absent keys says -ENOENT", t_delete_absent)	\
+	X("duplicates: add twice, delete once", t_dup_twice)		\
+	X("duplicates: 2b copies, victim, -ENOSPC", t_dup_limit)	\
+	X("add_unique agrees with contains", t_add_unique)		\
+	X("victim: full filter loses nothing", t_victim_full)		\
+	X("victim: one delete takes it back", t_victim_back)		\
+	X("capacities that are not powers of two", t_odd_capacities)	\
+	X("tiny capacities hold their capacity", t_tiny_capacities)	\
+	X("image: 1M round trip in 4096-byte chunks", t_image_round_trip) \
+	X("image: small geometries, victim, odd chunks", t_image_small)	\
+	X("image: version 2 loads as plain", t_image_v2)		\
+	X("image: bad headers rejected", t_image_bad_header)		\
+	X("image: any victim value refused or safe", t_image_victims)	\
+	X("image: bad chunks rejected", t_image_bad_chunks)		\
+	X("image: hand-built table in the documented layout",		\
+	  t_image_hand_built)						\
+	X("clear", t_clear)						\
+	X("whole-table loops yield", t_resched)				\
+	X("contains_batch agrees with contains", t_batch)		\
+	X("contains_batch: every bucket read, victim taken",		\
+	  t_batch_geometries)						\
+	X("keys of any length", t_key_lengths)				\
+	X("seed halves both matter", t_seed)				\
+	X("batches of keys of every length", t_batch_key_lengths)
+
+/* The same case with every b = 4 filter semi-sorted. */
+#define SS_WRAP(name, fn)						\
+static void ss_##fn(void)						\
+{									\
+	g_enc = CF_ENC_SEMISORT;					\
+	fn();								\
+	g_enc = CF_ENC_PLAIN;						\
+}
+ENC_CASES(SS_WRAP)
+
+#define PLAIN_CASE(name, fn)	{ name, fn },
+#define SS_CASE(name, fn)	{ "semisort: " name, ss_##fn },
+
 static const struct tap_case cases[] = {
 	{ "params: bad parameters rejected with -EINVAL", t_params_bad },
 	{ "params: valid extremes accepted", t_params_good },
 	{ "params: defaults filled in", t_params_defaults },
 	{ "params: f chosen from the target fpr", t_params_fpr },
-	{ "bits per item f=12 b=4", t_bpi_f12_b4 },
-	{ "bits per item f=16 b=4", t_bpi_f16_b4 },
 	{ "bits per item f=12 b=2", t_bpi_f12_b2 },
 	{ "bits per item f=12 b=8", t_bpi_f12_b8 },
-	{ "no false negatives at 95% load f=12", t_no_fn_f12 },
-	{ "no false negatives at 95% load f=16", t_no_fn_f16 },
-	{ "fpr f=8 within 1.5x of 2b/2^f", t_fpr_f8 },
-	{ "fpr f=12 within 1.5x of 2b/2^f", t_fpr_f12 },
-	{ "fpr f=16 within 1.5x of 2b/2^f", t_fpr_f16 },
-	{ "every f and b: capacity, no false negatives, fpr",
-	  t_geometry_sweep },
-	{ "load b=4 reaches 95% of slots", t_load_b4 },
 	{ "load b=2 holds its capacity", t_load_b2 },
 	{ "load b=8 holds its capacity", t_load_b8 },
-	{ "delete half, the rest stay", t_delete_half },
-	{ "delete of absent keys says -ENOENT", t_delete_absent },
-	{ "duplicates: add twice, delete once", t_dup_twice },
-	{ "duplicates: 2b copies, victim, -ENOSPC", t_dup_limit },
-	{ "add_unique agrees with contains", t_add_unique },
-	{ "victim: full filter loses nothing", t_victim_full },
-	{ "victim: one delete takes it back", t_victim_back },
-	{ "capacities that are not powers of two", t_odd_capacities },
-	{ "tiny capacities hold their capacity", t_tiny_capacities },
-	{ "image: 1M round trip in 4096-byte chunks", t_image_round_trip },
-	{ "image: small geometries, victim, odd chunks", t_image_small },
-	{ "image: bad headers rejected", t_image_bad_header },
-	{ "image: any victim value refused or safe", t_image_victims },
-	{ "image: bad chunks rejected", t_image_bad_chunks },
-	{ "image: hand-built table in the documented layout",
-	  t_image_hand_built },
-	{ "clear", t_clear },
-	{ "whole-table loops yield", t_resched },
-	{ "contains_batch agrees with contains", t_batch },
-	{ "contains_batch: every bucket read, victim taken",
-	  t_batch_geometries },
-	{ "keys of any length", t_key_lengths },
-	{ "seed halves both matter", t_seed },
+	ENC_CASES(PLAIN_CASE)
 	{ "jhash matches the kernel's vectors", t_jhash },
 	{ "cf_jhash_pair is lookup3's hashlittle2", t_jhash_pair },
 	{ "cf_jhash_pair_many hashes as cf_jhash_pair", t_jhash_pair_many },
-	{ "batches of keys of every length", t_batch_key_lengths },
+	{ "semisort: the decode table is the definition's", t_ss_table },
+	{ "semisort: every code imported, rewritten, bad codes refused",
+	  t_ss_codes },
+	ENC_CASES(SS_CASE)
 };
 
 int main(int argc, char **argv)

@@ -67,45 +67,158 @@ static inline double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The n <= 32 bits at bit of an array of host-order u64. */
+static inline u32 img_get_bits(const u64 *w, u64 bit, unsigned int n)
+{
+	u64 idx = bit / 64;
+	unsigned int sh = bit % 64;
+	u64 v = w[idx] >> sh;
+
+	if (sh + n > 64)
+		v |= w[idx + 1] << (64 - sh);
+	return (u32)(v & ((1ULL << n) - 1));
+}
+
+static inline void img_set_bits(u64 *w, u64 bit, unsigned int n, u32 x)
+{
+	u64 idx = bit / 64;
+	unsigned int sh = bit % 64;
+	u64 mask = (1ULL << n) - 1;
+
+	w[idx] = (w[idx] & ~(mask << sh)) | ((u64)x << sh);
+	if (sh + n > 64) {
+		unsigned int lo = 64 - sh;
+
+		w[idx + 1] = (w[idx + 1] & ~(mask >> lo)) | ((u64)x >> lo);
+	}
+}
+
 /*
  * Table image decoding, as cuckoo.h documents it: slot j of bucket i is
  * the f-bit field at bit (i * b + j) * f of an array of host-order u64.
  */
 static inline u32 img_get_fp(const u64 *w, u64 slot, unsigned int f)
 {
-	u64 bit = slot * f;
-	u64 idx = bit / 64;
-	unsigned int sh = bit % 64;
-	u64 v = w[idx] >> sh;
-
-	if (sh + f > 64)
-		v |= w[idx + 1] << (64 - sh);
-	return (u32)(v & ((1ULL << f) - 1));
+	return img_get_bits(w, slot * f, f);
 }
 
 static inline void img_set_fp(u64 *w, u64 slot, unsigned int f, u32 fp)
 {
-	u64 bit = slot * f;
-	u64 idx = bit / 64;
-	unsigned int sh = bit % 64;
-	u64 mask = (1ULL << f) - 1;
-
-	w[idx] = (w[idx] & ~(mask << sh)) | ((u64)fp << sh);
-	if (sh + f > 64) {
-		unsigned int lo = 64 - sh;
-
-		w[idx + 1] = (w[idx + 1] & ~(mask >> lo)) | ((u64)fp >> lo);
-	}
+	img_set_bits(w, slot * f, f, fp);
 }
 
-/* Non-zero fingerprints among the first nslots slots of a table image. */
-static inline u64 img_count(const u64 *w, u64 nslots, unsigned int f)
+/*
+ * Semi-sorted buckets, as cuckoo.c documents them, computed here from the
+ * definition rather than with the core's tables: bucket i at bit
+ * i * (4f - 4), a 12-bit code of the sorted high nibbles n0 <= .. <= n3,
+ *
+ *	code = n0 + C(n1 + 1, 2) + C(n2 + 2, 3) + C(n3 + 3, 4),
+ *
+ * then the four low parts of f - 4 bits in the same order.
+ */
+#define SS_CODES	3876
+
+static inline u32 binom(u32 n, u32 k)
+{
+	u64 r = 1;
+	u32 i;
+
+	if (k > n)
+		return 0;
+	for (i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return (u32)r;
+}
+
+static inline u32 ss_code(const u32 *nib)
+{
+	return nib[0] + binom(nib[1] + 1, 2) + binom(nib[2] + 2, 3) +
+	       binom(nib[3] + 3, 4);
+}
+
+/* The nibbles of each code, n0 | n1 << 4 | ..., by enumeration. */
+static u16 ss_nibbles_of[SS_CODES];
+
+static inline void ss_init(void)
+{
+	u32 n[4];
+
+	if (ss_nibbles_of[SS_CODES - 1])
+		return;
+	for (n[3] = 0; n[3] < 16; n[3]++)
+		for (n[2] = 0; n[2] <= n[3]; n[2]++)
+			for (n[1] = 0; n[1] <= n[2]; n[1]++)
+				for (n[0] = 0; n[0] <= n[1]; n[0]++)
+					ss_nibbles_of[ss_code(n)] =
+						(u16)(n[0] | n[1] << 4 |
+						      n[2] << 8 | n[3] << 12);
+}
+
+/* Bucket i's four fingerprints; false if its code is out of range. */
+static inline bool img_ss_bucket(const u64 *w, u64 i, unsigned int f,
+				 u32 *fps)
+{
+	u64 bit = i * (4 * f - 4);
+	u32 code = img_get_bits(w, bit, 12), j;
+
+	ss_init();
+	for (j = 0; j < 4; j++)
+		fps[j] = ((u32)ss_nibbles_of[code < SS_CODES ? code : 0] >>
+			  (4 * j) & 15) << (f - 4) |
+			 img_get_bits(w, bit + 12 + j * (f - 4), f - 4);
+	return code < SS_CODES;
+}
+
+static inline int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bucket i holds fps (any order), encoded canonically: sorted. */
+static inline void img_ss_set_bucket(u64 *w, u64 i, unsigned int f,
+				     const u32 *in)
+{
+	u64 bit = i * (4 * f - 4);
+	u32 fps[4], nib[4], j;
+
+	memcpy(fps, in, sizeof(fps));
+	qsort(fps, 4, sizeof(fps[0]), cmp_u32);
+	for (j = 0; j < 4; j++)
+		nib[j] = fps[j] >> (f - 4);
+	img_set_bits(w, bit, 12, ss_code(nib));
+	for (j = 0; j < 4; j++)
+		img_set_bits(w, bit + 12 + j * (f - 4), f - 4,
+			     fps[j] & ((1U << (f - 4)) - 1));
+}
+
+/*
+ * Non-zero fingerprints among the first nslots slots (b = 4 in
+ * semi-sorted buckets) of a table image.
+ */
+static inline u64 img_count_enc(const u64 *w, u64 nslots, unsigned int f,
+				 unsigned int enc)
 {
 	u64 i, n = 0;
+	u32 fps[4], j;
 
+	if (enc == CF_ENC_SEMISORT) {
+		for (i = 0; i < nslots / 4; i++) {
+			img_ss_bucket(w, i, f, fps);
+			for (j = 0; j < 4; j++)
+				n += fps[j] != 0;
+		}
+		return n;
+	}
 	for (i = 0; i < nslots; i++)
 		n += img_get_fp(w, i, f) != 0;
 	return n;
+}
+
+static inline u64 img_count(const u64 *w, u64 nslots, unsigned int f)
+{
+	return img_count_enc(w, nslots, f, CF_ENC_PLAIN);
 }
 
 /* ---- TAP harness ---- */

@@ -1051,10 +1051,12 @@ static int cmd_load_begin(struct req *r)
 		return req_err(r, ha, -EINVAL,
 			       "image header has the wrong length (saved by another version?)");
 	memcpy(&img, nla_data(ha), sizeof(img));
-	if (img.magic == CF_IMAGE_MAGIC && img.version != CF_IMAGE_VERSION)
+	if (img.magic == CF_IMAGE_MAGIC &&
+	    (img.version < CF_IMAGE_VERSION_MIN || img.version > CF_IMAGE_VERSION))
 		return req_err(r, ha, -EINVAL,
 			       "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
-			       ", which reads image version " NF_CUCKOO_STR(CF_IMAGE_VERSION)
+			       ", which reads image versions " NF_CUCKOO_STR(CF_IMAGE_VERSION_MIN)
+			       " to " NF_CUCKOO_STR(CF_IMAGE_VERSION)
 			       " only; restore it with the nf_cuckoo that saved it, or add the entries again");
 	if (img.table_bytes > mem_max())
 		return req_err(r, ha, -EDQUOT,

@@ -494,9 +494,10 @@ int parse_onoff(const char *s, bool *out)
  * The image header is opaque to cfctl except for this: the table size it
  * declares, so that a restore file cannot load past it.  The module's
  * struct cf_image (kmod/cuckoo.h; test_parse checks the offsets): magic
- * at 0, version at 4, table_bytes at 40 of 48 bytes, host order.  A
- * header of any other kind declares nothing cfctl can read, and the
- * kernel refuses it at LOAD_BEGIN, before any table byte is sent.
+ * at 0, version at 4, table_bytes at 40 of 48 bytes, host order, in
+ * versions 2 and 3 alike (3 only named a reserved byte).  A header of any
+ * other kind declares nothing cfctl can read, and the kernel refuses it
+ * at LOAD_BEGIN, before any table byte is sent.
  */
 #define IMAGE_V2_LEN		48
 #define IMAGE_V2_MAGIC		0x46435543U
@@ -517,7 +518,9 @@ int image_version(const uint8_t *img, size_t len)
 
 int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
 {
-	if (len != IMAGE_V2_LEN || image_version(img, len) != 2)
+	int v = image_version(img, len);
+
+	if (len != IMAGE_V2_LEN || v < 2 || v > 3)
 		return -1;
 	memcpy(out, img + IMAGE_V2_TABLE_BYTES, sizeof(*out));
 	return 0;

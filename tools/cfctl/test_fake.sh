@@ -177,7 +177,7 @@ v1=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])
 sed "s|image $hdr|image $v1|" "$dir/s1" >"$dir/v1"
 cf restore -f "$dir/v1"
 [ "$rc" = 3 ] &&
-	grep -qE "line 2: .*this is nf_cuckoo [0-9.]+, which reads image version 2 only" <<<"$out" &&
+	grep -qE "line 2: .*this is nf_cuckoo [0-9.]+, which reads image versions 2 to 3 only" <<<"$out" &&
 	grep -qE "line 2: the image of f is of image version 1$" <<<"$out"
 result $? "restore: an image of version 1 is refused, naming both versions, status 3"
 want_items f none "restore: an image of version 1: no filter left"
