@@ -207,6 +207,13 @@ awk 'BEGIN { for (i = 0; i < 1200; i++)
 	printf "src 172.16.%d.%d\n", int(i / 256), i % 256 }' >"$dir/srcs"
 entries 1 200 >"$dir/few"
 
+# same_but_line1 A B: the files agree from their second line on; through
+# files, as the VM (where --real runs this) has no /dev/fd for <(...).
+same_but_line1() {
+	tail -n +2 "$1" >"$dir/a.body" && tail -n +2 "$2" >"$dir/b.body" &&
+		cmp -s "$dir/a.body" "$dir/b.body"
+}
+
 # bva NAME FILE EXIST PARAMETERS...: build NAME offline, then create and
 # add it here (EXIT: "-exist" or ""), both saved; ok if all went well.
 bva() {
@@ -220,8 +227,7 @@ bva() {
 	cf create "$name" "$@" &&
 		[ "$rc" = 0 ] && cf ${x:+"$x"} add -f "$file" "$name" &&
 		[ "$rc" = 0 ] && cf save -f "$dir/$name.save" "$name"
-	[ "$rc" = 0 ] &&
-		cmp -s <(tail -n +2 "$dir/$name.img") <(tail -n +2 "$dir/$name.save")
+	[ "$rc" = 0 ] && same_but_line1 "$dir/$name.img" "$dir/$name.save"
 	result $? "$desc: the image is the save of the filter made here, but for line 1"
 }
 bva ba "$dir/mix" "" capacity 8000 seed 0x1234abcd
@@ -236,7 +242,7 @@ t "... restore -f IMAGE" 0 "" -- restore -f "$dir/ba.img"
 t "... every entry of the image is present" 0 \
 	"ba: 4020 of 4020 entries present" -- test -f "$dir/mix" ba
 cf save -f "$dir/ba.again" ba
-cmp -s <(tail -n +2 "$dir/ba.img") <(tail -n +2 "$dir/ba.again")
+same_but_line1 "$dir/ba.img" "$dir/ba.again"
 result $? "... and saved again, it is the image"
 
 # Refused as add refuses, in the same words but for the verb, and then
