@@ -21,10 +21,6 @@ N=${CFT_BUILD_ENTRIES:-200000}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-elapsed() {
-	awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'
-}
-
 plan 24
 kmsg_mark
 

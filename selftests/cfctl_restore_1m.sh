@@ -18,10 +18,6 @@ MAX_S=${CFT_1M_MAX_S:-300}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-elapsed() {
-	awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'
-}
-
 plan 8
 
 # Distinct 5-tuples: i gives the source address and port.

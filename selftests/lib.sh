@@ -136,3 +136,8 @@ for f in json.load(sys.stdin):
 now() {
 	date +%s.%N
 }
+
+# elapsed T0: seconds since T0 (a now()), two decimals.
+elapsed() {
+	awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'
+}
