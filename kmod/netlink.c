@@ -32,6 +32,9 @@ static struct genl_family nfcf_genl_family;
 static_assert(NF_CUCKOO_FP_BITS_MIN == CF_FP_BITS_MIN);
 static_assert(NF_CUCKOO_FP_BITS_MAX == CF_FP_BITS_MAX);
 static_assert(NF_CUCKOO_MAX_KICKS_MAX == CF_MAX_KICKS_MAX);
+static_assert((int)NF_CUCKOO_ENCODING_PLAIN == (int)CF_ENC_PLAIN);
+static_assert((int)NF_CUCKOO_ENCODING_SEMISORT == (int)CF_ENC_SEMISORT);
+static_assert((int)__NF_CUCKOO_ENCODING_MAX == (int)CF_ENC_COUNT);
 
 /* Policies: one per command, so that what a command does not take is refused. */
 
@@ -80,6 +83,7 @@ static const struct nla_policy nfcf_new_policy[NF_CUCKOO_A_MAX + 1] = {
 						 NF_CUCKOO_FP_BITS_MAX),
 	[NF_CUCKOO_A_FPR] = NLA_POLICY_FULL_RANGE(NLA_U32, &nfcf_fpr_range),
 	[NF_CUCKOO_A_BUCKET_SIZE] = NLA_POLICY_RANGE(NLA_U8, 2, 8),
+	[NF_CUCKOO_A_ENCODING] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ENCODING_MAX),
 	[NF_CUCKOO_A_MAX_KICKS] = NLA_POLICY_RANGE(NLA_U16, 1, NF_CUCKOO_MAX_KICKS_MAX),
 	[NF_CUCKOO_A_SEED] = { .type = NLA_U64 },
 };
@@ -284,6 +288,20 @@ static int nfcf_parse_params(struct genl_info *info, struct cf_params *p)
 				    "bucket size must be 2, 4 or 8");
 		return -EINVAL;
 	}
+	/*
+	 * A rate is met at the same f by semi-sorted buckets, one bit per
+	 * item cheaper, wherever they are possible (b = 4).
+	 */
+	if (a[NF_CUCKOO_A_ENCODING])
+		p->encoding = nla_get_u8(a[NF_CUCKOO_A_ENCODING]);
+	else if (p->fpr_ppb && p->bucket_size == CF_SEMISORT_BUCKET_SIZE)
+		p->encoding = CF_ENC_SEMISORT;
+	if (p->encoding == CF_ENC_SEMISORT &&
+	    p->bucket_size != CF_SEMISORT_BUCKET_SIZE) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_ENCODING],
+				    "semi-sorted buckets need bucket size 4");
+		return -EINVAL;
+	}
 	p->max_kicks = a[NF_CUCKOO_A_MAX_KICKS] ? nla_get_u16(a[NF_CUCKOO_A_MAX_KICKS]) :
 					    NF_CUCKOO_MAX_KICKS_DEFAULT;
 	p->seed = a[NF_CUCKOO_A_SEED] ? nla_get_u64(a[NF_CUCKOO_A_SEED]) :
@@ -376,6 +394,7 @@ static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 	    nla_put_u8(skb, NF_CUCKOO_A_FP_BITS, p.fp_bits) ||
 	    nla_put_u32(skb, NF_CUCKOO_A_FPR, nfcf_filter_fpr_ppb(&p)) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_ENCODING, p.encoding) ||
 	    nla_put_u16(skb, NF_CUCKOO_A_MAX_KICKS, p.max_kicks) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_HOOK, f->hook) ||
 	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||

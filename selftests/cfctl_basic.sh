@@ -9,7 +9,7 @@
 require_env
 isolate "$@"
 
-plan 24
+plan 28
 
 run "$CFCTL" list
 [ "$RC" = 0 ] && [ -z "$OUT" ] && ok "list in a fresh namespace prints nothing" ||
@@ -106,6 +106,22 @@ check "flush NAME" "$CFCTL" flush dflt
 [ "$(jfield dflt 'f["stats"]["items"], f["capacity"]')" = "(0, 65536)" ] &&
 	ok "flush emptied the filter and kept its parameters" ||
 	not_ok "flush emptied the filter and kept its parameters" "$("$CFCTL" show dflt 2>&1)"
+
+# Semi-sorted buckets (issue 19): fpr at bucket 4 takes them; nosemisort
+# keeps plain ones, a bit per item more.
+check "create with fpr 0.1%: semi-sorted buckets" "$CFCTL" create semi fpr 0.1% capacity 1M
+run "$CFCTL" show semi
+[ "$(jfield semi 'f["encoding"], f["fingerprint_bits"], round(f["stats"]["bits_per_item_at_capacity"], 1)')" = "('semisort', 13, 12.6)" ] &&
+	grep -q "^Header: capacity 1000000 fingerprint 13 bucket 4 semisort kicks 500 " <<<"$OUT" &&
+	ok "show says semisort, 13 bits, 12.6 bits per item" ||
+	not_ok "show says semisort, 13 bits, 12.6 bits per item" "$OUT"
+check "create with fpr 0.1% nosemisort: plain buckets" "$CFCTL" create plain fpr 0.1% nosemisort capacity 1M
+run "$CFCTL" show plain
+[ "$(jfield plain 'f["encoding"], f["fingerprint_bits"], round(f["stats"]["bits_per_item_at_capacity"], 1)')" = "('plain', 13, 13.6)" ] &&
+	grep -q "^Header: capacity 1000000 fingerprint 13 bucket 4 kicks 500 " <<<"$OUT" &&
+	ok "show says plain (no semisort), 13 bits, 13.6 bits per item" ||
+	not_ok "show says plain (no semisort), 13 bits, 13.6 bits per item" "$OUT"
+"$CFCTL" destroy semi plain
 
 check "destroy NAME" "$CFCTL" destroy every
 expect "destroy of every filter (no name)" 0 "" "$CFCTL" destroy

@@ -41,7 +41,7 @@ restore_bad() {
 	bad "$@" "$CFCTL" restore -f "$TMP/r"
 }
 
-plan 56
+plan 57
 
 # Unknown filter.
 bad "show of an unknown filter" 3 \
@@ -87,6 +87,9 @@ bad "fpr 1" 2 "bad false-positive rate" "$CFCTL" create f0 fpr 1
 bad "fpr below what 32-bit fingerprints give: the kernel says so" 3 \
 	"^cfctl: create: .*false-positive.*\(" "$CFCTL" create f0 fpr 1e-9 bucket 8
 bad "bucket 3" 2 "bad bucket size" "$CFCTL" create f0 bucket 3
+bad "semisort with bucket 8: refused before asking, in the module's words" 2 \
+	"^cfctl: create: semi-sorted buckets need bucket size 4$" \
+	"$CFCTL" create f0 semisort bucket 8
 bad "bidirectional with one address: the kernel says why" 3 \
 	"^cfctl: create: bidirectional needs both addresses or neither.*\(Invalid argument\)$" \
 	"$CFCTL" create f0 key src,dport bidirectional

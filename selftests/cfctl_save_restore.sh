@@ -14,7 +14,7 @@ isolate "$@"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-plan 29
+plan 31
 
 # Filters of every kind, with entries.
 "$CFCTL" create five capacity 20000
@@ -22,6 +22,8 @@ plan 29
 "$CFCTL" create bi family ip6 key src,dst,sport,dport,proto bidirectional bucket 8 kicks 1000
 "$CFCTL" create marked family inet key dport,proto hook output priority -150 action mark 0x20/0xf0 invert disabled
 "$CFCTL" create empty capacity 2Mi
+# Semi-sorted buckets: fpr 0.1% at bucket 4 (f = 13).
+"$CFCTL" create semi family ip key src fpr 0.1% capacity 5000
 for i in $(seq 0 2999); do
 	echo "udp 10.$((i / 256 % 256)).$((i % 256)).1:$((1000 + i)) 192.0.2.$((i % 200)):53"
 	echo "tcp [2001:db8::$i]:$((2000 + i)) [2001:db8:1::1]:443"
@@ -30,6 +32,7 @@ for i in $(seq 0 1999); do echo "src 172.16.$((i / 256)).$((i % 256))"; done >"$
 for i in $(seq 0 499); do echo "tcp [2001:db8:2::$i]:$((3000 + i)) [2001:db8:3::1]:22"; done >"$TMP/bi"
 "$CFCTL" add -f "$TMP/five" five
 "$CFCTL" add -f "$TMP/srcs" srcs
+"$CFCTL" add -f "$TMP/srcs" semi
 "$CFCTL" add -f "$TMP/bi" bi
 "$CFCTL" add marked proto udp dport 53 , proto tcp dport 443
 # Probes that were never added: their answers (false positives, with 8-bit
@@ -46,6 +49,7 @@ BEFORE=$(snapshot)
 A1=$(answers srcs "$TMP/srcs_probe")
 A2=$(answers five "$TMP/five_probe")
 A3=$(answers bi "$TMP/bi")
+A4=$(answers semi "$TMP/srcs_probe")
 fp=$("$CFCTL" test -f "$TMP/srcs_probe" srcs | sed -n 's/.*: \([0-9]*\) of .*/\1/p')
 diag "srcs: $fp of 3000 probes never added are false positives (8-bit fingerprints)"
 
@@ -62,6 +66,10 @@ else
 	not_ok "the save has create lines with every parameter, and the tables as load lines" \
 		"$(cut -c1-200 "$TMP/saved" | head -20)"
 fi
+hdr=$(sed -n 's/^create semi .* fingerprint 13 bucket 4 semisort kicks 500 .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
+[ -n "$hdr" ] && [ "$(python3 -c 'import base64, sys; print(int.from_bytes(base64.b64decode(sys.argv[1])[4:6], "little"))' "$hdr")" = 3 ] &&
+	ok "a semi-sorted filter: semisort on its create line, an image of version 3" ||
+	not_ok "a semi-sorted filter: semisort on its create line, an image of version 3" "$(grep '^create semi' "$TMP/saved" | cut -c1-200)"
 [ "$(grep -c '^load empty' "$TMP/saved")" = 1 ] &&
 	ok "an empty table of 2Mi capacity is one 'zero' line" ||
 	not_ok "an empty table of 2Mi capacity is one 'zero' line" "$(grep '^load empty' "$TMP/saved" | cut -c1-100)"
@@ -80,8 +88,10 @@ AFTER=$(snapshot)
 expect "every entry added is present (5-tuple, v4 and v6)" 0 "6000 of 6000" \
 	"$CFCTL" test -f "$TMP/five" five
 expect "every source added is present" 0 "2000 of 2000" "$CFCTL" test -f "$TMP/srcs" srcs
+expect "every source added to the semi-sorted filter is present" 0 "2000 of 2000" \
+	"$CFCTL" test -f "$TMP/srcs" semi
 [ "$(answers srcs "$TMP/srcs_probe")" = "$A1" ] && [ "$(answers five "$TMP/five_probe")" = "$A2" ] &&
-	[ "$(answers bi "$TMP/bi")" = "$A3" ] &&
+	[ "$(answers bi "$TMP/bi")" = "$A3" ] && [ "$(answers semi "$TMP/srcs_probe")" = "$A4" ] &&
 	ok "the same answers for keys never added (false positives included)" ||
 	not_ok "the same answers for keys never added (false positives included)"
 expect "bidirectional survives: the reverse of an entry is present" 0 "" \

@@ -48,6 +48,7 @@ struct req {
 struct reply {
 	int err;
 	char ext[256];
+	uint32_t ext_offs;	/* NLMSGERR_ATTR_OFFS, 0 if none */
 	int ndata;
 	bool intr;
 	/* batch replies */
@@ -56,9 +57,9 @@ struct reply {
 	uint8_t bitmap[NF_CUCKOO_BATCH_MAX / 8 + 8];
 	int bitmap_len;
 	/* GET */
-	bool has_stats, has_seed, has_loading;
+	bool has_stats, has_seed, has_loading, has_encoding;
 	uint64_t items;
-	uint8_t loading;
+	uint8_t loading, encoding, fp_bits;
 	/* SAVE */
 	uint8_t image[NF_CUCKOO_IMAGE_HEADER_MAXLEN];
 	int image_len;
@@ -227,6 +228,8 @@ static void parse_ext(const uint8_t *p, int len, struct reply *rp)
 		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
 			snprintf(rp->ext, sizeof(rp->ext), "%.*s", ALEN(a),
 				 (char *)ADATA(a));
+		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_OFFS)
+			rp->ext_offs = a_u32(a);
 	}
 }
 
@@ -254,6 +257,8 @@ static void parse_data(struct nlmsghdr *nlh, struct reply *rp)
 			break;
 		case NF_CUCKOO_A_SEED: rp->has_seed = true; break;
 		case NF_CUCKOO_A_LOADING: rp->loading = *ADATA(a); rp->has_loading = true; break;
+		case NF_CUCKOO_A_ENCODING: rp->encoding = *ADATA(a); rp->has_encoding = true; break;
+		case NF_CUCKOO_A_FP_BITS: rp->fp_bits = *ADATA(a); break;
 		case NF_CUCKOO_A_STATS:
 			rp->has_stats = true;
 			for_each_attr(s, ADATA(a), ALEN(a))
@@ -519,6 +524,7 @@ TEST_F(nfc, new_checks_geometry)
 		{ NF_CUCKOO_A_KEY_FIELDS, 0x20, 4 },
 		{ NF_CUCKOO_A_HOOK, NF_CUCKOO_HOOK_MAX + 1, 1 },
 		{ NF_CUCKOO_A_ACTION, NF_CUCKOO_ACTION_MAX + 1, 1 },
+		{ NF_CUCKOO_A_ENCODING, NF_CUCKOO_ENCODING_MAX + 1, 1 },
 	};
 	size_t i;
 
@@ -551,6 +557,92 @@ TEST_F(nfc, new_fp_bits_and_fpr_exclude)
 	put_u8(&r, NF_CUCKOO_A_FP_BITS, 12);
 	put_u32(&r, NF_CUCKOO_A_FPR, 1000000);
 	EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
+}
+
+/* Semi-sorted buckets are of size 4 only: the ack names ENCODING. */
+TEST_F(nfc, new_semisort_needs_bucket_4)
+{
+	static const uint8_t sizes[] = { 2, 8 };
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes); i++) {
+		uint32_t at;
+		struct req r;
+
+		req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+		put_str(&r, NF_CUCKOO_A_NAME, "s");
+		put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+		put_u8(&r, NF_CUCKOO_A_BUCKET_SIZE, sizes[i]);
+		at = r.len;
+		put_u8(&r, NF_CUCKOO_A_ENCODING, NF_CUCKOO_ENCODING_SEMISORT);
+		EXPECT_EQ(-EINVAL, transact(&self->s, &r, &self->rp));
+		EXPECT_TRUE(strstr(self->rp.ext, "bucket size 4") != NULL) {
+			TH_LOG("bucket %u: '%s'", sizes[i], self->rp.ext);
+		}
+		EXPECT_EQ(at, self->rp.ext_offs);
+	}
+	EXPECT_EQ((uint64_t)-1, nfcf_items(&self->s, "s"));
+}
+
+/* GET's FP_BITS and ENCODING of a filter made with those attributes. */
+static int new_get(struct nls *s, const char *name, uint32_t fpr, int bucket,
+		   int encoding, struct reply *rp)
+{
+	struct req r;
+	int err;
+
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	if (fpr)
+		put_u32(&r, NF_CUCKOO_A_FPR, fpr);
+	if (bucket >= 0)
+		put_u8(&r, NF_CUCKOO_A_BUCKET_SIZE, bucket);
+	if (encoding >= 0)
+		put_u8(&r, NF_CUCKOO_A_ENCODING, encoding);
+	err = transact(s, &r, rp);
+	if (err)
+		return err;
+	req_init(&r, s->fam, NLM_F_ACK, NF_CUCKOO_CMD_GET);
+	put_str(&r, NF_CUCKOO_A_NAME, name);
+	return transact(s, &r, rp);
+}
+
+/* A rate is met at b = 4 by semi-sorted buckets unless told otherwise. */
+TEST_F(nfc, new_fpr_chooses_the_encoding)
+{
+	static const struct {
+		uint32_t fpr;
+		int bucket, encoding;
+		uint8_t want_fp, want_enc;
+	} c[] = {
+		{ 1000000, -1, -1, 13, NF_CUCKOO_ENCODING_SEMISORT },
+		{ 1000000, 4, -1, 13, NF_CUCKOO_ENCODING_SEMISORT },
+		{ 1000000, -1, NF_CUCKOO_ENCODING_PLAIN, 13, NF_CUCKOO_ENCODING_PLAIN },
+		{ 1000000, 2, -1, 12, NF_CUCKOO_ENCODING_PLAIN },
+		{ 1000000, 8, -1, 14, NF_CUCKOO_ENCODING_PLAIN },
+		{ 0, -1, -1, NF_CUCKOO_FP_BITS_DEFAULT, NF_CUCKOO_ENCODING_PLAIN },
+		{ 0, -1, NF_CUCKOO_ENCODING_SEMISORT, NF_CUCKOO_FP_BITS_DEFAULT,
+		  NF_CUCKOO_ENCODING_SEMISORT },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "e%zu", i);
+		ASSERT_EQ(0, new_get(&self->s, name, c[i].fpr, c[i].bucket,
+				     c[i].encoding, &self->rp)) {
+			TH_LOG("case %zu: %s", i, self->rp.ext);
+		}
+		EXPECT_TRUE(self->rp.has_encoding);
+		EXPECT_EQ(c[i].want_fp, self->rp.fp_bits) {
+			TH_LOG("case %zu", i);
+		}
+		EXPECT_EQ(c[i].want_enc, self->rp.encoding) {
+			TH_LOG("case %zu", i);
+		}
+	}
 }
 
 TEST_F(nfc, set_refuses_fixed_parameters)
@@ -881,6 +973,49 @@ TEST_F(nfc, save_and_load_round_trip)
 	put_str(&r, NF_CUCKOO_A_NAME, "y");
 	ASSERT_EQ(0, transact(&self->s, &r, &rp));
 	EXPECT_EQ(3000, nfcf_items(&self->s, "y"));
+	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "y", 0, 3000, 0, &rp));
+	EXPECT_EQ(3000, rp.hits);
+	free(saved.table);
+}
+
+/* A semi-sorted filter: an image of version 3, loaded semi-sorted. */
+TEST_F(nfc, save_and_load_semisort)
+{
+	struct reply saved, rp;
+	uint16_t version;
+	uint64_t off;
+	struct req r;
+
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_NEW);
+	put_str(&r, NF_CUCKOO_A_NAME, "x");
+	put_u8(&r, NF_CUCKOO_A_FAMILY, NF_CUCKOO_FAMILY_INET);
+	put_u64(&r, NF_CUCKOO_A_CAPACITY, 10000);
+	put_u8(&r, NF_CUCKOO_A_FP_BITS, 16);
+	put_u8(&r, NF_CUCKOO_A_ENCODING, NF_CUCKOO_ENCODING_SEMISORT);
+	ASSERT_EQ(0, transact(&self->s, &r, &rp));
+	ASSERT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, "x", 0, 3000, 0, &rp));
+	ASSERT_EQ(0, save(&self->s, "x", &saved));
+	EXPECT_EQ(NF_CUCKOO_ENCODING_SEMISORT, saved.encoding);
+	ASSERT_GE(saved.image_len, 6);
+	memcpy(&version, saved.image + 4, sizeof(version));
+	EXPECT_EQ(3, version);
+	ASSERT_EQ(saved.table_bytes, saved.got);
+
+	ASSERT_EQ(0, load_begin(&self->s, "y", &saved, &rp));
+	for (off = 0; off < saved.table_bytes; off += 4096) {
+		uint32_t len = saved.table_bytes - off < 4096 ?
+			       saved.table_bytes - off : 4096;
+
+		ASSERT_EQ(0, load_chunk(&self->s, "y", saved.table, off, len, &rp));
+	}
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_LOAD_END);
+	put_str(&r, NF_CUCKOO_A_NAME, "y");
+	ASSERT_EQ(0, transact(&self->s, &r, &rp));
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_GET);
+	put_str(&r, NF_CUCKOO_A_NAME, "y");
+	ASSERT_EQ(0, transact(&self->s, &r, &rp));
+	EXPECT_EQ(NF_CUCKOO_ENCODING_SEMISORT, rp.encoding);
+	EXPECT_EQ(3000, rp.items);
 	EXPECT_EQ(0, nfcf_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES, "y", 0, 3000, 0, &rp));
 	EXPECT_EQ(3000, rp.hits);
 	free(saved.table);

@@ -8,7 +8,7 @@ KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
-TEST=$(basename "$0" .sh)
+TEST=${NFC_TEST_NAME:-$(basename "$0" .sh)}
 
 tap_n=0
 tap_planned=0

@@ -114,7 +114,7 @@ ATTRS = [
     ("IMAGE_HEADER", 28, "bin"), ("IMAGE_TABLE_BYTES", 29, "u64"),
     ("CHUNK_OFFSET", 30, "u64"), ("CHUNK_DATA", 31, "bin"),
     ("LOADING", 32, "u8"), ("ENTRIES_IPV4", 33, "bin"),
-    ("ENTRIES_IPV6", 34, "bin"),
+    ("ENTRIES_IPV6", 34, "bin"), ("ENCODING", 35, "u8"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -141,7 +141,8 @@ PACKET = ["KEY_FIELDS", "HOOK", "PRIORITY", "ACTION", "MARK", "MARK_MASK",
 # its "R entries": ENTRY nests and PACKED attributes, mixed, 1..BATCH_MAX
 SPEC = {
     "NEW": (["NAME", "FAMILY"], PACKET + ["CAPACITY", "FP_BITS", "FPR",
-                                          "BUCKET_SIZE", "MAX_KICKS", "SEED"]),
+                                          "BUCKET_SIZE", "ENCODING",
+                                          "MAX_KICKS", "SEED"]),
     "DEL": (["NAME"], []),
     "GET": (["NAME"], []),
     "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED"]),
@@ -193,7 +194,7 @@ WHY = {errno.EINVAL: WHY_MALFORMED, errno.ERANGE: WHY_MALFORMED,
 REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
              "DEL_ENTRIES": "DEL_ENTRIES", "TEST_ENTRIES": "TEST_ENTRIES"}
 GET_MUST = ["NAME", "FAMILY", "KEY_FIELDS", "CAPACITY", "FP_BITS", "FPR",
-            "BUCKET_SIZE", "MAX_KICKS", "HOOK", "PRIORITY", "ACTION", "MARK",
+            "BUCKET_SIZE", "ENCODING", "MAX_KICKS", "HOOK", "PRIORITY", "ACTION", "MARK",
             "MARK_MASK", "BIDIRECTIONAL", "INVERT", "ENABLED", "LOADING",
             "STATS"]
 
@@ -904,6 +905,7 @@ GOOD = {
     "FAMILY": [1, 2, 3], "KEY_FIELDS": [0x1f, 0x03, 0x01, 0x0c, 0x10, 0x13],
     "CAPACITY": [1, 2, 100, 1000, 4096, 65536], "FP_BITS": [6, 8, 12, 16, 32],
     "FPR": [1000000, 100000, 1000, 10], "BUCKET_SIZE": [2, 4, 8],
+    "ENCODING": [0, 1],
     "MAX_KICKS": [1, 10, 500, 8192], "HOOK": [0, 1, 2, 3, 4],
     "PRIORITY": [-300, -150, 0, 100], "ACTION": [0, 1, 2],
     "MARK": [0, 1, 0x10], "MARK_MASK": [0xff, 0xffffffff],
@@ -1566,7 +1568,8 @@ class ChurnWorker(Worker):
                 nlattr(A["CAPACITY"], struct.pack("=Q", cap)),
                 nlattr(A["BUCKET_SIZE"], bytes([rng.choice([2, 4, 8])])),
                 nlattr(A["FP_BITS"], bytes([rng.choice([6, 8, 12, 16, 32])])),
-            ][:rng.randrange(7)])
+                nlattr(A["ENCODING"], bytes([rng.random() < 0.5])),
+            ][:rng.randrange(8)])
             r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
                               nlattr(A["FAMILY"], bytes([fam])) + extra))
             if r and r.outcome() == 0:
@@ -2172,6 +2175,8 @@ class ModelWorker(Worker):
                               nlattr(A["FAMILY"], bytes([fam])) +
                               nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
                               nlattr(A["FP_BITS"], bytes([rng.choice([8, 12, 16, 32])])) +
+                              # semi-sorted buckets (b = 4) half the time
+                              nlattr(A["ENCODING"], bytes([rng.random() < 0.5])) +
                               nlattr(A["ENABLED"], bytes([rng.random() < 0.5])) +
                               nlattr(A["ACTION"], b"\0")))
             if not r or r.outcome() != 0:
@@ -2438,14 +2443,18 @@ def grab_images(ctx):
     """A few real image headers for the generators: save small filters."""
     w = Worker("setup", ctx, ctx.seed)
     w.new_conn(ext_ack=True, cap_ack=False)
-    for i, (fam, cap, fp, b) in enumerate([(3, 16, 12, 4), (1, 100, 8, 2),
-                                          (2, 1000, 32, 8)]):
+    # the last one semi-sorted: an image of version 3
+    for i, (fam, cap, fp, b, enc) in enumerate([(3, 16, 12, 4, 0),
+                                               (1, 100, 8, 2, 0),
+                                               (2, 1000, 32, 8, 0),
+                                               (3, 200, 13, 4, 1)]):
         nm = nlattr(A["NAME"], b"fzimg%d\0" % i)
         w.one(genl(ctx.fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
                    nlattr(A["FAMILY"], bytes([fam])) +
                    nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
                    nlattr(A["FP_BITS"], bytes([fp])) +
                    nlattr(A["BUCKET_SIZE"], bytes([b])) +
+                   nlattr(A["ENCODING"], bytes([enc])) +
                    nlattr(A["ENABLED"], b"\0")))
         body = b"".join(w.gen.raw_entry(True) for _ in range(cap // 2))
         w.one(genl(ctx.fid, C["ADD_ENTRIES"], F_REQUEST | F_ACK, 0, nm + body))

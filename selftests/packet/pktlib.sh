@@ -21,6 +21,10 @@
 #                  nf_cuckoo.ko at the top of this tree, then modprobe)
 #   PYTHON         python3 to run nfcpkt.py (default /usr/bin/python3)
 #   NFCP_VERBOSE=1 show every command run through ns/cf
+#   NFCP_CREATE    words added to every `create` made through cf/cfq,
+#                  e.g. "semisort" (the *_semisort.sh tests): the same
+#                  test on filters of another kind.  With semisort, each
+#                  filter is checked to be semi-sorted once created.
 
 set -u
 
@@ -148,7 +152,19 @@ cf() {
 	local n=$1
 
 	shift
-	ns "$n" "$CFCTL" "$@"
+	if [ "${1:-}" != create ] || [ -z "${NFCP_CREATE:-}" ]; then
+		ns "$n" "$CFCTL" "$@"
+		return
+	fi
+	# shellcheck disable=SC2086 # words
+	ns "$n" "$CFCTL" "$@" $NFCP_CREATE || return
+	case " $NFCP_CREATE " in
+	*" semisort "*)
+		ns "$n" "$CFCTL" show "$2" | grep -q "^Header: .* semisort " || {
+			echo "cfctl: filter $2 was created, but not semi-sorted" >&2
+			return 1
+		} ;;
+	esac
 }
 
 # cfq NS ARGS...: cfctl, quiet; the status tells.

@@ -67,18 +67,24 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "create", "new", cmd_create,
 	  "create NAME [family ip|ip6|inet] [key FIELDS] [capacity N]\n"
-	  "         [fpr E | fingerprint BITS] [bucket 2|4|8] [kicks K] [seed S]\n"
-	  "         [hook H] [priority P] [action drop|count|mark VALUE[/MASK]]\n"
-	  "         [bidirectional] [invert] [disabled]",
+	  "         [fpr E | fingerprint BITS] [bucket 2|4|8] [semisort | nosemisort]\n"
+	  "         [kicks K] [seed S] [hook H] [priority P]\n"
+	  "         [action drop|count|mark VALUE[/MASK]] [bidirectional] [invert]\n"
+	  "         [disabled]",
 	  "Create a filter.  Defaults: family inet (IPv4 and IPv6), key\n"
 	  "src,dst,sport,dport,proto, capacity 65536, fingerprint 12 bits,\n"
 	  "bucket 4, kicks 500, a random seed, hook prerouting, priority raw (-300),\n"
 	  "action drop.\n"
 	  "  FIELDS    comma-separated: src, dst, sport, dport, proto (or all)\n"
 	  "  N         items it must hold: 1000000, 1M, 64Ki ...\n"
-	  "  E         target false-positive rate: 0.001, 1e-4, 0.01% ...\n"
+	  "  E         target false-positive rate: 0.001, 1e-4, 0.01% ...; the\n"
+	  "            fewest bits per item that meet it: with bucket 4, semi-sorted\n"
+	  "            buckets (0.1%: fingerprint 13, about 12.6 bits per item)\n"
 	  "  BITS      fingerprint bits, 6 to 32 (fpr and fingerprint exclude\n"
 	  "            each other)\n"
+	  "  semisort  semi-sorted buckets: one bit per item less for the same\n"
+	  "            fingerprint and rate, bucket 4 only; nosemisort: plain\n"
+	  "            buckets even with fpr (the default without fpr)\n"
 	  "  H         prerouting, input, forward, output, postrouting\n"
 	  "  P         a number, or raw, mangle, dstnat, filter, security, srcnat\n"
 	  "  action    drop the packet, count it only, or set its mark\n"

@@ -106,6 +106,7 @@ enum {
 	HAVE_KICKS = 1 << 6, HAVE_SEED = 1 << 7, HAVE_HOOK = 1 << 8,
 	HAVE_PRIORITY = 1 << 9, HAVE_ACTION = 1 << 10, HAVE_BIDIR = 1 << 11,
 	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
+	HAVE_ENCODING = 1 << 15,
 };
 
 struct filter_spec {
@@ -117,6 +118,7 @@ struct filter_spec {
 	uint8_t fp_bits;
 	uint32_t fpr_ppb;
 	uint8_t bucket;
+	uint8_t encoding;	/* HAVE_ENCODING: enum nf_cuckoo_encoding */
 	uint16_t kicks;
 	uint64_t seed;
 	uint8_t hook;

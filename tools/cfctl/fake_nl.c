@@ -274,6 +274,7 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_BATCH_FLAGS] = T_U32, [NF_CUCKOO_A_IMAGE_HEADER] = T_BIN,
 	[NF_CUCKOO_A_CHUNK_OFFSET] = T_U64, [NF_CUCKOO_A_CHUNK_DATA] = T_BIN,
 	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
+	[NF_CUCKOO_A_ENCODING] = T_U8,
 };
 
 #define B(a)	(1ULL << NF_CUCKOO_A_##a)
@@ -287,7 +288,7 @@ static uint64_t allowed(uint8_t cmd)
 	switch (cmd) {
 	case NF_CUCKOO_CMD_NEW:
 		return PACKET | B(CAPACITY) | B(FP_BITS) | B(FPR) |
-		       B(BUCKET_SIZE) | B(MAX_KICKS) | B(SEED);
+		       B(BUCKET_SIZE) | B(ENCODING) | B(MAX_KICKS) | B(SEED);
 	case NF_CUCKOO_CMD_DEL:
 	case NF_CUCKOO_CMD_GET:
 	case NF_CUCKOO_CMD_FLUSH:
@@ -353,6 +354,10 @@ static int check_range(struct req *r, int t, const struct nlattr *a)
 		break;
 	case NF_CUCKOO_A_BUCKET_SIZE:
 		if (v < 2 || v > 8)
+			goto range;
+		break;
+	case NF_CUCKOO_A_ENCODING:
+		if (v > NF_CUCKOO_ENCODING_MAX)
 			goto range;
 		break;
 	case NF_CUCKOO_A_MAX_KICKS:
@@ -594,6 +599,15 @@ static int cmd_new(struct req *r)
 	if (p.bucket_size & (p.bucket_size - 1))
 		return req_err(r, a[NF_CUCKOO_A_BUCKET_SIZE], -EINVAL,
 			       "bucket size must be 2, 4 or 8");
+	/* nfcf_parse_params(): semi-sorted for a rate wherever b = 4. */
+	if (a[NF_CUCKOO_A_ENCODING])
+		p.encoding = (uint8_t)a32(a[NF_CUCKOO_A_ENCODING], 0);
+	else if (p.fpr_ppb && p.bucket_size == CF_SEMISORT_BUCKET_SIZE)
+		p.encoding = CF_ENC_SEMISORT;
+	if (p.encoding == CF_ENC_SEMISORT &&
+	    p.bucket_size != CF_SEMISORT_BUCKET_SIZE)
+		return req_err(r, a[NF_CUCKOO_A_ENCODING], -EINVAL,
+			       "semi-sorted buckets need bucket size 4");
 	p.max_kicks = (uint16_t)a32(a[NF_CUCKOO_A_MAX_KICKS],
 				    NF_CUCKOO_MAX_KICKS_DEFAULT);
 	if (a[NF_CUCKOO_A_SEED])
@@ -643,6 +657,7 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u8(m, NF_CUCKOO_A_FP_BITS, p.fp_bits);
 	nla_put_u32(m, NF_CUCKOO_A_FPR, (uint32_t)fpr);
 	nla_put_u8(m, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size);
+	nla_put_u8(m, NF_CUCKOO_A_ENCODING, p.encoding);
 	nla_put_u16(m, NF_CUCKOO_A_MAX_KICKS, p.max_kicks);
 	nla_put_u8(m, NF_CUCKOO_A_HOOK, f->c.hook);
 	nla_put_u32(m, NF_CUCKOO_A_PRIORITY, (uint32_t)f->c.priority);

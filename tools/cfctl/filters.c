@@ -71,6 +71,9 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 		if ((fs->have & HAVE_BUCKET) &&
 		    nla_put_u8(msg, NF_CUCKOO_A_BUCKET_SIZE, fs->bucket))
 			goto fail;
+		if ((fs->have & HAVE_ENCODING) &&
+		    nla_put_u8(msg, NF_CUCKOO_A_ENCODING, fs->encoding))
+			goto fail;
 		if ((fs->have & HAVE_KICKS) &&
 		    nla_put_u16(msg, NF_CUCKOO_A_MAX_KICKS, fs->kicks))
 			goto fail;

@@ -44,6 +44,8 @@ int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
 	fi->fp_bits = get_u8(tb[NF_CUCKOO_A_FP_BITS]);
 	fi->fpr_ppb = get_u32(tb[NF_CUCKOO_A_FPR]);
 	fi->bucket = get_u8(tb[NF_CUCKOO_A_BUCKET_SIZE]);
+	/* A module of interface version 2 has plain buckets only. */
+	fi->encoding = get_u8(tb[NF_CUCKOO_A_ENCODING]);
 	fi->kicks = get_u16(tb[NF_CUCKOO_A_MAX_KICKS]);
 	fi->hook = get_u8(tb[NF_CUCKOO_A_HOOK]);
 	fi->priority = (int32_t)get_u32(tb[NF_CUCKOO_A_PRIORITY]);
@@ -238,6 +240,12 @@ void info_keyspec(const struct filter_info *fi, struct keyspec *ks)
 	ks->bidir = fi->bidir;
 }
 
+/* The create word of a filter's encoding, with its space; "" for plain. */
+static const char *encoding_word(const struct filter_info *fi)
+{
+	return fi->encoding == NF_CUCKOO_ENCODING_SEMISORT ? " semisort" : "";
+}
+
 static void fmt_fpr(uint32_t ppb, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.3g", (double)ppb / NF_CUCKOO_FPR_SCALE);
@@ -276,8 +284,9 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Name: %s\n", fi->name);
 	fprintf(f, "Type: cuckoo family %s key %s\n", family_name(fi->family),
 		key);
-	fprintf(f, "Header: capacity %" PRIu64 " fingerprint %u bucket %u kicks %u fpr %s\n",
-		fi->capacity, fi->fp_bits, fi->bucket, fi->kicks, fpr);
+	fprintf(f, "Header: capacity %" PRIu64 " fingerprint %u bucket %u%s kicks %u fpr %s\n",
+		fi->capacity, fi->fp_bits, fi->bucket, encoding_word(fi),
+		fi->kicks, fpr);
 	fprintf(f, "Hook: %s priority %" PRId32 "\n", hook_name(fi->hook),
 		fi->priority);
 	fprintf(f, "Action: %s\n", act);
@@ -324,6 +333,8 @@ struct json_object *info_json(const struct filter_info *fi)
 	json_object_object_add(o, "fpr", json_object_new_double((double)fi->fpr_ppb / NF_CUCKOO_FPR_SCALE));
 	json_object_object_add(o, "fpr_ppb", json_object_new_uint64(fi->fpr_ppb));
 	json_object_object_add(o, "bucket_size", json_object_new_int(fi->bucket));
+	json_object_object_add(o, "encoding", json_object_new_string(
+		fi->encoding == NF_CUCKOO_ENCODING_SEMISORT ? "semisort" : "plain"));
 	json_object_object_add(o, "max_kicks", json_object_new_int(fi->kicks));
 	json_object_object_add(o, "hook", json_object_new_string(hook_name(fi->hook)));
 	json_object_object_add(o, "priority", json_object_new_int(fi->priority));
@@ -369,10 +380,10 @@ void info_print_create(const struct filter_info *fi, FILE *f)
 	format_key_fields(fi->key_fields, key, sizeof(key));
 	fmt_action(fi, act, sizeof(act));
 	fprintf(f, "create %s family %s key %s capacity %" PRIu64
-		   " fingerprint %u bucket %u kicks %u hook %s priority %" PRId32
+		   " fingerprint %u bucket %u%s kicks %u hook %s priority %" PRId32
 		   " action %s%s%s%s",
 		fi->name, family_name(fi->family), key, fi->capacity,
-		fi->fp_bits, fi->bucket, fi->kicks, hook_name(fi->hook),
+		fi->fp_bits, fi->bucket, encoding_word(fi), fi->kicks, hook_name(fi->hook),
 		fi->priority, act, fi->bidir ? " bidirectional" : "",
 		fi->invert ? " invert" : "", fi->enabled ? "" : " disabled");
 }

@@ -18,6 +18,7 @@ struct filter_info {
 	uint8_t fp_bits;
 	uint32_t fpr_ppb;
 	uint8_t bucket;
+	uint8_t encoding;	/* enum nf_cuckoo_encoding */
 	uint16_t kicks;
 	uint8_t hook;
 	int32_t priority;

@@ -209,6 +209,7 @@ static const char *const attr_names[] = {
 	[NF_CUCKOO_A_FP_BITS] = "fingerprint",
 	[NF_CUCKOO_A_FPR] = "fpr",
 	[NF_CUCKOO_A_BUCKET_SIZE] = "bucket",
+	[NF_CUCKOO_A_ENCODING] = "semisort",
 	[NF_CUCKOO_A_MAX_KICKS] = "kicks",
 	[NF_CUCKOO_A_SEED] = "seed",
 	[NF_CUCKOO_A_HOOK] = "hook",

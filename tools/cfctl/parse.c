@@ -561,7 +561,7 @@ do {									\
 
 /*
  * create NAME [family F] [key FIELDS] [capacity N] [fpr E | fingerprint BITS]
- *	[bucket B] [kicks K] [seed S] [hook H] [priority P]
+ *	[bucket B] [semisort | nosemisort] [kicks K] [seed S] [hook H] [priority P]
  *	[action drop|count|mark VALUE[/MASK]] [bidirectional] [invert]
  *	[disabled]
  * set NAME [action ...] [invert [on|off] | noinvert] [enable | disable]
@@ -632,6 +632,12 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				return -1;
 			}
 			fs->bucket = (uint8_t)x;
+		} else if (!for_set && (!strcmp(k, "semisort") ||
+					!strcmp(k, "nosemisort"))) {
+			ONCE(HAVE_ENCODING);
+			fs->encoding = strcmp(k, "semisort") ?
+				       NF_CUCKOO_ENCODING_PLAIN :
+				       NF_CUCKOO_ENCODING_SEMISORT;
 		} else if (!for_set && !strcmp(k, "kicks")) {
 			uint64_t x;
 
@@ -731,7 +737,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				"family", "key", "capacity", "maxelem",
 				"fingerprint", "fp", "fpr", "bucket", "kicks",
 				"seed", "hook", "priority", "bidirectional",
-				"bidir", "image",
+				"bidir", "image", "semisort", "nosemisort",
 			};
 			size_t j;
 
@@ -750,6 +756,12 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 	}
 	if ((fs->have & HAVE_FP_BITS) && (fs->have & HAVE_FPR)) {
 		seterr(err, errlen, "give fpr or fingerprint, not both");
+		return -1;
+	}
+	/* The module's words (nfcf_parse_params()), before asking it. */
+	if ((fs->have & HAVE_ENCODING) && (fs->have & HAVE_BUCKET) &&
+	    fs->encoding == NF_CUCKOO_ENCODING_SEMISORT && fs->bucket != 4) {
+		seterr(err, errlen, "semi-sorted buckets need bucket size 4");
 		return -1;
 	}
 	if ((fs->have & HAVE_IMAGE) && (fs->have & (HAVE_SEED | HAVE_FPR))) {

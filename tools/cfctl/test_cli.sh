@@ -47,7 +47,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 echo "TAP version 13"
 bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..81"
+echo "1..85"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -65,6 +65,10 @@ t "create: capacity 0" 2 "capacity must be at least 1" -- create x capacity 0
 t "create: capacity not a number" 2 "bad capacity 'lots'" -- create x capacity lots
 t "create: fingerprint 5" 2 "bad fingerprint size '5' \(want 6 to 32 bits\)" -- create x fingerprint 5
 t "create: fpr and fingerprint" 2 "not both" -- create x fpr 0.01 fingerprint 8
+t "create: semisort with bucket 8, the module's words" 2 "^cfctl: create: semi-sorted buckets need bucket size 4$" -- create x semisort bucket 8
+t "create: semisort with bucket 2" 2 "semi-sorted buckets need bucket size 4" -- create x bucket 2 semisort
+t "set: semisort is fixed" 2 "fixed when a filter is created" -- set x semisort
+t "help create: semisort and nosemisort" 0 "semisort \| nosemisort" -- help create
 t "create: unknown parameter" 2 "unknown parameter 'colour'" -- create x colour blue
 t "create: image only in restore" 2 "only valid in a restore" -- create x image AAAA
 t "set: fixed parameter" 2 "fixed when a filter is created" -- set x capacity 5

@@ -483,6 +483,28 @@ static void t_filter_spec(void)
 	CHECK(spec("fingerprint 5", &fs, false, false, err), "fingerprint 5");
 	CHECK(spec("fingerprint 33", &fs, false, false, err), "fingerprint 33");
 	CHECK(spec("bucket 3", &fs, false, false, err), "bucket 3");
+	CHECK(!spec("fpr 0.001 semisort", &fs, false, false, err) &&
+	      (fs.have & HAVE_ENCODING) &&
+	      fs.encoding == NF_CUCKOO_ENCODING_SEMISORT, "semisort: %s", err);
+	CHECK(!spec("fpr 0.001 nosemisort", &fs, false, false, err) &&
+	      (fs.have & HAVE_ENCODING) &&
+	      fs.encoding == NF_CUCKOO_ENCODING_PLAIN, "nosemisort: %s", err);
+	CHECK(!spec("fpr 0.001", &fs, false, false, err) &&
+	      !(fs.have & HAVE_ENCODING), "no encoding given: the module's choice");
+	CHECK(!spec("semisort bucket 4 fingerprint 13", &fs, false, false, err),
+	      "semisort bucket 4: %s", err);
+	CHECK(spec("semisort bucket 8", &fs, false, false, err) &&
+	      !strcmp(err, "semi-sorted buckets need bucket size 4"),
+	      "semisort bucket 8, the module's words: %s", err);
+	CHECK(spec("bucket 2 semisort", &fs, false, false, err) &&
+	      !strcmp(err, "semi-sorted buckets need bucket size 4"),
+	      "bucket 2 semisort: %s", err);
+	CHECK(!spec("nosemisort bucket 2", &fs, false, false, err),
+	      "nosemisort bucket 2: %s", err);
+	CHECK(spec("semisort nosemisort", &fs, false, false, err) &&
+	      strstr(err, "twice"), "semisort nosemisort: %s", err);
+	CHECK(spec("semisort", &fs, true, false, err) && strstr(err, "fixed"),
+	      "set semisort: %s", err);
 	CHECK(spec("kicks 0", &fs, false, false, err), "kicks 0");
 	CHECK(spec("kicks 8193", &fs, false, false, err), "kicks 8193");
 	CHECK(spec("capacity", &fs, false, false, err) && strstr(err, "value"),

@@ -6,6 +6,8 @@
  * CHANGELOG (names and numbers are stable: new ones are only appended)
  *   version 1: initial interface.
  *   version 2: packed entries (NF_CUCKOO_A_ENTRIES_IPV4, NF_CUCKOO_A_ENTRIES_IPV6).
+ *   version 3: semi-sorted buckets (NF_CUCKOO_A_ENCODING); NEW with FPR
+ *	and bucket size 4 chooses them unless ENCODING says otherwise.
  *
  * Transport
  * =========
@@ -26,8 +28,8 @@
  * ========
  * NF_CUCKOO_CMD_NEW		create a filter.
  *	R NAME, R FAMILY; o KEY_FIELDS, CAPACITY, FP_BITS or FPR (not both),
- *	BUCKET_SIZE, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK, MARK_MASK,
- *	BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
+ *	BUCKET_SIZE, ENCODING, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK,
+ *	MARK_MASK, BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
  *	namespace (or a NEW or LOAD_BEGIN of that name is under way),
  *	-EDQUOT if the namespace's memory ceiling (module parameter
  *	netns_mem_max_mb) or the ceiling of all namespaces together
@@ -44,8 +46,8 @@
  * NF_CUCKOO_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
  *	every filter of the namespace (NAME ignored).  Each reply (cmd
  *	NF_CUCKOO_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
- *	FP_BITS, FPR (the resulting bound 2b / 2^f), BUCKET_SIZE, MAX_KICKS,
- *	HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
+ *	FP_BITS, FPR (the resulting bound 2b / 2^f), BUCKET_SIZE, ENCODING,
+ *	MAX_KICKS, HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
  *	ENABLED, LOADING, STATS.  The hash seed is never reported here.
  *	A dump interrupted by a change of the filter table carries
  *	NLM_F_DUMP_INTR.
@@ -136,8 +138,9 @@
  *  1. NF_CUCKOO_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
  *     HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
  *     ENABLED, as found in the first SAVE message (whose CAPACITY, FP_BITS,
- *     FPR, BUCKET_SIZE, MAX_KICKS and LOADING are informational and are
- *     refused here: geometry and seed come from the image).  NAME may
+ *     FPR, BUCKET_SIZE, ENCODING, MAX_KICKS and LOADING are informational
+ *     and are refused here: geometry, encoding and seed come from the
+ *     image).  NAME may
  *     differ from the saved one.  Creates the filter in the "loading" state: the
  *     name is taken and the memory charged, but the packet path never sees
  *     it, GET shows it with LOADING = 1, and every command on it other
@@ -197,7 +200,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	2
+#define NF_CUCKOO_GENL_VERSION	3
 
 /* Filter names: 1 to NF_CUCKOO_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
 #define NF_CUCKOO_NAME_MAXLEN		32
@@ -314,6 +317,27 @@ enum nf_cuckoo_action {
 #define NF_CUCKOO_ACTION_MAX (__NF_CUCKOO_ACTION_MAX - 1)
 
 /**
+ * enum nf_cuckoo_encoding - how a filter's buckets are stored
+ *	(NF_CUCKOO_A_ENCODING)
+ *
+ * @NF_CUCKOO_ENCODING_PLAIN: b fingerprints of f bits a bucket: f bits per
+ *	slot, false-positive bound 2b / 2^f
+ * @NF_CUCKOO_ENCODING_SEMISORT: semi-sorted buckets (Fan et al., CoNEXT
+ *	2014, section 5): bucket size 4 only, each bucket kept sorted and
+ *	stored in 4f - 4 bits, so one bit per slot less than PLAIN for the
+ *	same fingerprint and the same bound (f = 13: 0.1% in about 12.6 bits
+ *	per item instead of 13.6).  Every change rewrites a whole bucket, so
+ *	adds and deletes cost a little more; lookups answer the same.
+ */
+enum nf_cuckoo_encoding {
+	NF_CUCKOO_ENCODING_PLAIN = 0,
+	NF_CUCKOO_ENCODING_SEMISORT = 1,
+
+	__NF_CUCKOO_ENCODING_MAX
+};
+#define NF_CUCKOO_ENCODING_MAX (__NF_CUCKOO_ENCODING_MAX - 1)
+
+/**
  * enum nf_cuckoo_batch_flags - bits of NF_CUCKOO_A_BATCH_FLAGS
  *
  * @NF_CUCKOO_BATCH_F_UNIQUE: ADD_ENTRIES: an entry that already (probably) is in
@@ -372,6 +396,14 @@ enum nf_cuckoo_entry_err {
  *	is chosen.  Not together with FP_BITS.  Replies: the bound 2b / 2^f
  *	of the chosen geometry, rounded up.
  * @NF_CUCKOO_A_BUCKET_SIZE: u8, slots per bucket: 2, 4 or 8; default 4
+ * @NF_CUCKOO_A_ENCODING: u8, enum nf_cuckoo_encoding (NEW; replies).
+ *	NF_CUCKOO_ENCODING_SEMISORT needs bucket size 4 (-EINVAL otherwise,
+ *	the extended ack naming this attribute).  Default: with FPR and
+ *	bucket size 4 (given or by default), NF_CUCKOO_ENCODING_SEMISORT, which
+ *	meets the rate in one bit per item less; otherwise
+ *	NF_CUCKOO_ENCODING_PLAIN.  Give NF_CUCKOO_ENCODING_PLAIN to keep plain
+ *	buckets with FPR.  A filter saved with semi-sorted buckets has them
+ *	again when restored (the image says so).
  * @NF_CUCKOO_A_MAX_KICKS: u16, buckets an insert may examine to make room,
  *	1..NF_CUCKOO_MAX_KICKS_MAX; default NF_CUCKOO_MAX_KICKS_DEFAULT
  * @NF_CUCKOO_A_SEED: u64, hash seed (NEW only); default random.  Secret: never
@@ -455,6 +487,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_LOADING,
 	NF_CUCKOO_A_ENTRIES_IPV4,
 	NF_CUCKOO_A_ENTRIES_IPV6,
+	NF_CUCKOO_A_ENCODING,
 
 	__NF_CUCKOO_A_MAX
 };
