@@ -521,8 +521,8 @@ static __always_inline u32 cf_ss_gather(u64 flags, unsigned int d)
  * nibbles and for the low parts; the two sets of flags, gathered into
  * four bits each, must meet.
  */
-static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
-					     u32 lo, unsigned int d)
+static __always_inline u32 cf_ss_lanes_match(u64 lows, u32 nib, u32 hi,
+					      u32 lo, unsigned int d)
 {
 	u64 ones = cf_lane_ones(d, 4), low = ones * (cf_low_mask(d) >> 1);
 	u64 x = lows ^ (lo * ones), zl;
@@ -533,6 +533,43 @@ static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
 	return cf_ss_gather(zl >> (d - 1), d) & cf_ss_gather(zn >> 3, 4);
 }
 
+static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
+					     u32 lo, unsigned int d)
+{
+	return cf_ss_lanes_match(lows, nib, hi, lo, d);
+}
+
+/* Semi-sorted buckets of at most 64 bits: f <= 17. */
+static __always_inline bool cf_ss_one_word(unsigned int f)
+{
+	return 4 * f - 4 <= 64;
+}
+
+/* The bits of semi-sorted bucket i of at most 64 bits, garbage above. */
+static __always_inline u64 cf_ss_word(const u64 *t, u32 i, unsigned int f)
+{
+	u64 v0, v1;
+
+	cf_ss_load(t, i, f, &v0, &v1);
+	return v0;
+}
+
+/* Is fp in the semi-sorted bucket of at most 64 bits held in v0? */
+static __always_inline bool cf_ss_word_has(u64 v0, u32 fp, unsigned int f)
+{
+	unsigned int d = f - 4, j;
+	u32 hi = fp >> d, lo = fp & (u32)cf_low_mask(d), nib, hit = 0;
+
+	nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
+	/* Lanes of at least a nibble. */
+	if (f >= 8)
+		return cf_ss_lanes_have(v0 >> CF_SS_CODE_BITS, nib, hi, lo, d);
+	for (j = 0; j < 4; j++)
+		hit |= (((nib >> (4 * j)) & 15) == hi) &
+		       (cf_ss_field(v0, 0, CF_SS_CODE_BITS + j * d, d) == lo);
+	return hit;
+}
+
 /* Is fp in semi-sorted bucket i?  Each slot's nibble and low part. */
 static __always_inline bool cf_ss_has(const u64 *t, u32 i, u32 fp,
 				      unsigned int f)
@@ -541,11 +578,10 @@ static __always_inline bool cf_ss_has(const u64 *t, u32 i, u32 fp,
 	u32 hi = fp >> d, lo = fp & (u32)cf_low_mask(d), nib, hit = 0;
 	u64 v0, v1;
 
+	if (cf_ss_one_word(f))
+		return cf_ss_word_has(cf_ss_word(t, i, f), fp, f);
 	cf_ss_load(t, i, f, &v0, &v1);
 	nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
-	/* The low parts within v0, and lanes of at least a nibble. */
-	if (f >= 8 && f <= 17)
-		return cf_ss_lanes_have(v0 >> CF_SS_CODE_BITS, nib, hi, lo, d);
 	for (j = 0; j < 4; j++)
 		hit |= (((nib >> (4 * j)) & 15) == hi) &
 		       (cf_ss_field(v0, v1, CF_SS_CODE_BITS + j * d, d) == lo);
@@ -556,7 +592,8 @@ static __always_inline bool cf_ss_has(const u64 *t, u32 i, u32 fp,
  * The four fingerprints of a bucket from its bits, in ascending order.
  * Up to f = 17 the bucket is all in v0, and the fields are plain shifts.
  */
-static void cf_ss_unpack(u64 v0, u64 v1, unsigned int f, u32 *fps)
+static __always_inline void cf_ss_unpack(u64 v0, u64 v1, unsigned int f,
+					 u32 *fps)
 {
 	unsigned int d = f - 4, j;
 	u32 nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
@@ -587,7 +624,8 @@ static void cf_sort2(u32 *a, u32 *b)
  * Sorts fps (four f-bit fingerprints) and encodes them: the bucket's
  * first 64 bits in *v0, the rest in *v1, zero above the bucket.
  */
-static void cf_ss_pack(u32 *fps, unsigned int f, u64 *v0, u64 *v1)
+static __always_inline void cf_ss_pack(u32 *fps, unsigned int f, u64 *v0,
+				       u64 *v1)
 {
 	unsigned int d = f - 4, j, at;
 	u64 lo;
@@ -921,7 +959,18 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 		i2[k] = h.i2;
 		fp[k] = h.fp;
 	}
-	if (ss) {
+	if (ss && cf_ss_one_word(f)) {
+		/* As below: every read in flight before any is decoded. */
+		for (k = 0; k < m; k++) {
+			w1[k] = cf_ss_word(t, i1[k], f);
+			w2[k] = cf_ss_word(t, i2[k], f);
+		}
+		for (k = 0; k < m; k++) {
+			in1 = cf_ss_word_has(w1[k], fp[k], f);
+			in2 = cf_ss_word_has(w2[k], fp[k], f);
+			hit[k] = in1 | in2;
+		}
+	} else if (ss) {
 		for (k = 0; k < m; k++) {
 			in1 = cf_ss_has(t, i1[k], fp[k], f);
 			in2 = cf_ss_has(t, i2[k], fp[k], f);
@@ -1029,6 +1078,9 @@ static u32 cf_batch_any(const struct cuckoo_filter *cf, const u8 *keys,
 	case CF_LAYOUT_F32_B4:
 		return cf_batch(cf, keys, key_len, n, hits, 32, 4, false);
 	case CF_LAYOUT_SEMISORT:
+		/* f = 13 is what fpr 0.1% picks: its fields at constant places. */
+		if (cf->fp_bits == 13)
+			return cf_batch(cf, keys, key_len, n, hits, 13, 4, true);
 		return cf_batch(cf, keys, key_len, n, hits, cf->fp_bits, 4,
 				true);
 	default:
@@ -1106,19 +1158,25 @@ static void cf_ss_read(const struct cuckoo_filter *cf, u32 i, u32 *fps)
 }
 
 /*
- * Semi-sorted bucket i rewritten whole to hold fps (sorted in place), in
- * up to three words: inside a sequence-counter section, which is the
- * caller's (readers may see any mix of old and new words).
+ * Slot s of semi-sorted bucket i set to fp, the bucket sorted and written
+ * whole, in up to three words: inside a sequence-counter section, which
+ * is the caller's (readers may see any mix of old and new words).  f is a
+ * constant where the caller can make it one.
  */
-static void cf_ss_write(struct cuckoo_filter *cf, u32 i, u32 *fps)
+static __always_inline void cf_ss_set(u64 *t, u32 i, unsigned int s, u32 fp,
+				      unsigned int f)
 {
-	unsigned int w = cf->bucket_bits;
+	unsigned int w = 4 * f - 4;
 	u64 pos = (u64)i * w, v0, v1;
+	u32 fps[4];
 
-	cf_ss_pack(fps, cf->fp_bits, &v0, &v1);
-	cf_bits_store(cf->table, pos, w < 64 ? w : 64, v0);
+	cf_ss_load(t, i, f, &v0, &v1);
+	cf_ss_unpack(v0, v1, f, fps);
+	fps[s] = fp;
+	cf_ss_pack(fps, f, &v0, &v1);
+	cf_bits_store(t, pos, w < 64 ? w : 64, v0);
 	if (w > 64)
-		cf_bits_store(cf->table, pos + 64, w - 64, v1);
+		cf_bits_store(t, pos + 64, w - 64, v1);
 }
 
 /*
@@ -1143,12 +1201,12 @@ static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
 			u32 fp)
 {
 	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
-	u32 fps[4];
 
 	if (cf_semisorted(cf)) {
-		cf_ss_read(cf, i, fps);
-		fps[s] = fp;
-		cf_ss_write(cf, i, fps);
+		if (cf->fp_bits == 13)
+			cf_ss_set(cf->table, i, s, fp, 13);
+		else
+			cf_ss_set(cf->table, i, s, fp, cf->fp_bits);
 		return;
 	}
 	cf_bits_store(cf->table, pos, cf->fp_bits, fp);
@@ -1193,6 +1251,25 @@ static void cf_bucket_fps(const struct cuckoo_filter *cf, u32 i, u32 *fps)
  * bit of each lane and multiplied by lane_ones, those bits add up in the
  * top lane, which holds 8 and more.
  */
+/*
+ * cf_slots_holding() of a semi-sorted bucket of one word, 8 <= f <= 17:
+ * every lane at once, as cf_ss_has() looks; slot s is lane s.
+ */
+static __always_inline unsigned int cf_ss_slots_holding(const u64 *t, u32 i,
+							u32 fp, int *first,
+							unsigned int f)
+{
+	unsigned int d = f - 4;
+	u64 v = cf_ss_word(t, i, f);
+	u32 m = cf_ss_lanes_match(v >> CF_SS_CODE_BITS,
+				  cf_ss_decode[v & ((1U << CF_SS_CODE_BITS) - 1)],
+				  fp >> d, fp & (u32)cf_low_mask(d), d);
+
+	*first = m ? __builtin_ctz(m) : -1;
+	/* The bits set in each 4-bit m, without a popcount instruction. */
+	return (0x4332322132212110ULL >> (4 * m)) & 15;
+}
+
 static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 				     u32 fp, int *first)
 {
@@ -1200,6 +1277,11 @@ static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 	u64 ones = cf->lane_ones, low, x, zero;
 	u32 fps[8];
 
+	if (cf_semisorted(cf) && f >= 8 && cf_ss_one_word(f)) {
+		if (f == 13)
+			return cf_ss_slots_holding(cf->table, i, fp, first, 13);
+		return cf_ss_slots_holding(cf->table, i, fp, first, f);
+	}
 	if (!ones) {
 		*first = -1;
 		cf_bucket_fps(cf, i, fps);
@@ -1780,7 +1862,7 @@ int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
 
 /*
  * Semi-sorted bucket i's fingerprints in fps; is the bucket as
- * cf_ss_write() writes it?  Any other bits would decode (lookups stay in
+ * cf_ss_set() writes it?  Any other bits would decode (lookups stay in
  * bounds), but to a bucket that no filter holds.  Every bit of a bucket
  * is in its code or a low part, and a code below 3876 decodes to sorted
  * nibbles: the bucket is canonical exactly when such a code's
