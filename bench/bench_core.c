@@ -314,7 +314,7 @@ static void print_env(void)
 /* ------------------------------------------------------------------ */
 /* Measurements */
 
-static struct cuckoo_filter *make_filter(u64 cap, u8 f)
+static struct cuckoo_filter *make_filter_enc(u64 cap, u8 f, u8 encoding)
 {
 	struct cuckoo_filter *cf;
 	struct cf_params p = {
@@ -322,16 +322,21 @@ static struct cuckoo_filter *make_filter(u64 cap, u8 f)
 		.fp_bits = f,
 		.bucket_size = 4,
 		.seed = 0x0123456789abcdefULL,
-		.encoding = semisort ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
+		.encoding = encoding,
 	};
 	int err = cf_create(&cf, &p);
 
 	if (err) {
-		fprintf(stderr, "bench_core: cf_create(%llu, f=%u): %d\n",
-			(unsigned long long)cap, f, err);
+		fprintf(stderr, "bench_core: cf_create(%llu, f=%u, encoding %u): %d\n",
+			(unsigned long long)cap, f, encoding, err);
 		exit(1);
 	}
 	return cf;
+}
+
+static struct cuckoo_filter *make_filter(u64 cap, u8 f)
+{
+	return make_filter_enc(cap, f, semisort ? CF_ENC_SEMISORT : CF_ENC_PLAIN);
 }
 
 struct ins_result {
@@ -430,25 +435,31 @@ static u64 run_batch(const struct cuckoo_filter *cf, const u8 *q, size_t n,
 	return hits;
 }
 
+/* Mops of one timed lookup loop (bs 0: single); *hits of one pass. */
+static double time_lookup(const struct cuckoo_filter *cf, const u8 *q,
+			  size_t n, u32 len, u32 bs, u64 *hits)
+{
+	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	double t0 = now(), t1;
+	u64 h = bs ? run_batch(cf, q, n, len, passes, bs)
+		   : run_single(cf, q, n, len, passes);
+
+	t1 = now();
+	*hits = h / passes;
+	sink += h;
+	return (double)n * passes / (t1 - t0) / 1e6;
+}
+
 /* Median Mops of a lookup loop; *hits gets the hits of one pass. */
 static double bench_lookup(const struct cuckoo_filter *cf, const u8 *q,
 			   size_t n, u32 len, u32 bs, u64 *hits)
 {
-	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
 	double *t = xmalloc(reps * sizeof(double));
 	double m;
 	int r;
 
-	for (r = 0; r < reps; r++) {
-		double t0 = now(), t1;
-		u64 h = bs ? run_batch(cf, q, n, len, passes, bs)
-			   : run_single(cf, q, n, len, passes);
-
-		t1 = now();
-		t[r] = (double)n * passes / (t1 - t0) / 1e6;
-		*hits = h / passes;
-		sink += h;
-	}
+	for (r = 0; r < reps; r++)
+		t[r] = time_lookup(cf, q, n, len, bs, hits);
 	m = median(t, reps);
 	free(t);
 	return m;
@@ -922,10 +933,252 @@ static void print_summary(double worst_bpi)
 	       TARGET_BPI, "", 0);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Semi-sorted buckets (the paper's section 5): f = 13 semi-sorted, the
+ * reference's SemiSort13, against plain f = 12 (Cuckoo12), whose memory it
+ * matches within a bit per bucket and whose false-positive bound it
+ * halves.  -z runs this part alone.
+ */
+#define SS_F		13
+#define SS_PLAIN_F	12
+#define SS_GOAL_BPI	12.6
+#define SS_GOAL_FPR	0.0010
+#define SS_GOAL_INSERT	0.63	/* the paper's Table 3: 3.13 / 5.00 M/s */
+#define SS_GOAL_BATCH	0.8
+#define SS_MAX_ROUNDS	16
+
+static int ss_only, no_ss;
+static u32 ss_negatives = 2u << 20;
+
+static void minmax(const double *v, int n, double *lo, double *hi)
+{
+	int i;
+
+	*lo = *hi = v[0];
+	for (i = 1; i < n; i++) {
+		if (v[i] < *lo)
+			*lo = v[i];
+		if (v[i] > *hi)
+			*hi = v[i];
+	}
+}
+
+/*
+ * Filters of f = 13 semi-sorted filled to capacity key by key: bits per
+ * item held, and the false-positive rate over ss_negatives absent keys.
+ * Every key added is looked up again: a miss would be a false negative.
+ */
+static void bench_ss_space(void)
+{
+	static const u64 caps[] = {
+		1000, 10000, 100000, 1000000, 10000000, 100000000,
+	};
+	double worst_bpi = 0, worst_fpr = 0, bound = 8.0 / (1u << SS_F);
+	u8 key[8];
+	size_t c;
+
+	human("== semi-sorted f = %u, b = 4, filled to capacity: bits/item and "
+	      "FPR over %u absent keys (bound %.4f%%) ==\n", SS_F,
+	      ss_negatives, bound * 100);
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		u64 cap = caps[c], i, fails = 0, fp = 0, missing = 0;
+		struct cuckoo_filter *cf;
+		struct cf_stats st;
+		double t0 = now(), fill, bpi, fpr;
+
+		if (quick && cap > 1000000)
+			break;
+		cf = make_filter_enc(cap, SS_F, CF_ENC_SEMISORT);
+		for (i = 0; i < cap; i++) {
+			make_key(K_U64, 0, i, key);
+			fails += cf_add(cf, key, 8) != 0;
+		}
+		fill = now() - t0;
+		for (i = 0; i < cap; i++) {
+			make_key(K_U64, 0, i, key);
+			missing += !cf_contains(cf, key, 8);
+		}
+		for (i = 0; i < ss_negatives; i++) {
+			make_key(K_U64, 1, i, key);
+			fp += cf_contains(cf, key, 8);
+		}
+		cf_get_stats(cf, &st);
+		bpi = st.count ? st.table_bytes * 8.0 / st.count : 0;
+		fpr = (double)fp / ss_negatives;
+		if (cap >= 10000) {
+			worst_bpi = bpi > worst_bpi ? bpi : worst_bpi;
+			worst_fpr = fpr > worst_fpr ? fpr : worst_fpr;
+		}
+		json("\"op\":\"ss_space\",\"keys\":\"u64\",\"f\":%u,\"b\":4,"
+		     "\"encoding\":\"semisort\",\"capacity\":%llu,\"count\":%llu,"
+		     "\"fails\":%llu,\"missing\":%llu,\"table_bytes\":%llu,"
+		     "\"bits_per_item\":%.3f,\"absent\":%u,\"false_pos\":%llu,"
+		     "\"fpr\":%.6f,\"bound\":%.6f,\"fill_s\":%.2f",
+		     SS_F, (unsigned long long)cap,
+		     (unsigned long long)st.count, (unsigned long long)fails,
+		     (unsigned long long)missing,
+		     (unsigned long long)st.table_bytes, bpi, ss_negatives,
+		     (unsigned long long)fp, fpr, bound, fill);
+		human("  %10llu items: %7.3f bits/item  FPR %.4f%%  (%llu failed "
+		      "adds, %llu missing; filled in %.1f s)\n",
+		      (unsigned long long)cap, bpi, fpr * 100,
+		      (unsigned long long)fails, (unsigned long long)missing,
+		      fill);
+		if (missing)
+			human("WARNING: %llu added keys not found\n",
+			      (unsigned long long)missing);
+		cf_free(cf);
+	}
+	target("semi-sorted f=13 bits/item, worst capacity >= 10000",
+	       worst_bpi, SS_GOAL_BPI, "", 0);
+	target("semi-sorted f=13 FPR %, worst capacity >= 10000",
+	       worst_fpr * 100, SS_GOAL_FPR * 100, "%", 0);
+	human("\n");
+}
+
+/* One line of bench_ss_compare(): each layout over the rounds, and the ratio. */
+static double ss_report(size_t n, const char *metric, double pos,
+			double (*v)[SS_MAX_ROUNDS], int rounds)
+{
+	double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS], med[2], lo[2], hi[2];
+	double rmed, rlo, rhi;
+	int e, r;
+
+	for (e = 0; e < 2; e++) {
+		minmax(v[e], rounds, &lo[e], &hi[e]);
+		memcpy(tmp, v[e], rounds * sizeof(double));
+		med[e] = median(tmp, rounds);
+	}
+	for (r = 0; r < rounds; r++)
+		ratio[r] = v[1][r] / v[0][r];
+	minmax(ratio, rounds, &rlo, &rhi);
+	rmed = median(ratio, rounds);
+	json("\"op\":\"ss_compare\",\"keys\":\"u64\",\"n\":%zu,\"metric\":\"%s\","
+	     "\"positive\":%.1f,\"plain_f\":%u,\"plain_mops\":%.2f,"
+	     "\"plain_min\":%.2f,\"plain_max\":%.2f,\"semisort_f\":%u,"
+	     "\"semisort_mops\":%.2f,\"semisort_min\":%.2f,"
+	     "\"semisort_max\":%.2f,\"ratio\":%.3f,\"ratio_min\":%.3f,"
+	     "\"ratio_max\":%.3f,\"rounds\":%d",
+	     n, metric, pos, SS_PLAIN_F, med[0], lo[0], hi[0], SS_F, med[1],
+	     lo[1], hi[1], rmed, rlo, rhi, rounds);
+	human("  %-6s %4.0f%%  %7.1f (%.1f-%.1f)  %7.1f (%.1f-%.1f)  %.2fx (%.2f-%.2f)\n",
+	      metric, pos * 100, med[0], lo[0], hi[0], med[1], lo[1], hi[1],
+	      rmed, rlo, rhi);
+	return rmed;
+}
+
+/* Fills a fresh filter of n with the n present keys; M inserts/s. */
+static double ss_fill(struct cuckoo_filter **cf, int semi, const u8 *keys,
+		      size_t n, u64 *fails)
+{
+	double t0;
+	size_t i;
+
+	*cf = make_filter_enc(n, semi ? SS_F : SS_PLAIN_F,
+			      semi ? CF_ENC_SEMISORT : CF_ENC_PLAIN);
+	t0 = now();
+	for (i = 0; i < n; i++)
+		*fails += cf_add(*cf, keys + i * 8, 8) != 0;
+	return n / (now() - t0) / 1e6;
+}
+
+/*
+ * Plain f = 12 against semi-sorted f = 13 on the same n u64 keys, in
+ * rounds that alternate which layout goes first, so that the machine's
+ * drift falls on both: inserts from empty to capacity, then single and
+ * batched lookups at each mix.  Each figure is the median over the rounds
+ * with its range; the ratio (semi-sorted / plain) is taken round by
+ * round.
+ */
+static void bench_ss_compare(size_t n)
+{
+	int rounds = reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps;
+	double ins[2][SS_MAX_ROUNDS], single[3][2][SS_MAX_ROUNDS];
+	double batch[3][2][SS_MAX_ROUNDS], ins_ratio, batch_ratio[3];
+	u8 *present = gen_keys(K_U64, 0, n), *absent = gen_keys(K_U64, 1, n);
+	u8 *q[3];
+	u64 fails[2] = { 0, 0 };
+	int r, o, mi;
+
+	for (mi = 0; mi < 3; mi++)
+		q[mi] = build_queries(present, absent, n, 8, mixes[mi]);
+	human("== u64 keys, n = %zu: plain f = %u against semi-sorted f = %u, "
+	      "%d rounds, order alternating ==\n", n, SS_PLAIN_F, SS_F, rounds);
+	for (r = 0; r < rounds; r++) {
+		struct cuckoo_filter *cf[2];
+
+		for (o = 0; o < 2; o++) {
+			int e = (r + o) & 1;
+
+			ins[e][r] = ss_fill(&cf[e], e, present, n, &fails[e]);
+		}
+		for (mi = 0; mi < 3; mi++)
+			for (o = 0; o < 2; o++) {
+				int e = (r + o) & 1;
+				u64 hs, hb;
+
+				single[mi][e][r] = time_lookup(cf[e], q[mi], n, 8,
+							       0, &hs);
+				batch[mi][e][r] = time_lookup(cf[e], q[mi], n, 8,
+							      batch_default, &hb);
+				if (hs != hb || (mi == 2 && hs != n))
+					human("WARNING: %s: %llu single hits, %llu batched, of %zu\n",
+					      e ? "semi-sorted" : "plain",
+					      (unsigned long long)hs,
+					      (unsigned long long)hb, n);
+			}
+		cf_free(cf[0]);
+		cf_free(cf[1]);
+	}
+	human("  M/s    found  plain f=%u            semi-sorted f=%u      "
+	      "semi-sorted / plain\n", SS_PLAIN_F, SS_F);
+	ins_ratio = ss_report(n, "insert", 1.0, ins, rounds);
+	for (mi = 0; mi < 3; mi++)
+		ss_report(n, "single", mixes[mi], single[mi], rounds);
+	for (mi = 0; mi < 3; mi++)
+		batch_ratio[mi] = ss_report(n, "batch", mixes[mi], batch[mi],
+					    rounds);
+	if (fails[0] || fails[1])
+		human("  failed adds: plain %llu, semi-sorted %llu\n",
+		      (unsigned long long)fails[0],
+		      (unsigned long long)fails[1]);
+	target(n >= 1u << 24 ? "16M semi-sorted inserts / plain, median" :
+	       "1M semi-sorted inserts / plain, median", ins_ratio,
+	       SS_GOAL_INSERT, "x", 1);
+	if (n >= 1u << 24) {
+		double worst = batch_ratio[0];
+
+		for (mi = 1; mi < 3; mi++)
+			worst = batch_ratio[mi] < worst ? batch_ratio[mi] : worst;
+		target("16M semi-sorted batched / plain, slowest mix", worst,
+		       SS_GOAL_BATCH, "x", 1);
+	}
+	human("\n");
+	for (mi = 0; mi < 3; mi++)
+		free(q[mi]);
+	free(present);
+	free(absent);
+}
+
+/* The semi-sorted part: space and FPR, then the sizes asked for. */
+static void bench_semisort(int small, int big)
+{
+	if (custom_n) {
+		bench_ss_compare(custom_n);
+		return;
+	}
+	bench_ss_space();
+	if (small)
+		bench_ss_compare(1u << 20);
+	if (big && !quick)
+		bench_ss_compare(1u << 24);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s]\n"
+		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s] [-z|-Z]\n"
 		"  -q  quick: 1M u64 keys only, 2 repetitions, short chains\n"
 		"  -r  repetitions per figure (median reported), default 3\n"
 		"  -B  batch size for the batched lookup rows, default 64\n"
@@ -934,7 +1187,12 @@ static void usage(void)
 		"  -N  run this one number of keys instead of 1M and 16M\n"
 		"      (16M: IPv4 and IPv6 keys get the chain latency only)\n"
 		"  -S  skip the batch-size sweeps\n"
-		"  -s  semi-sorted buckets (4f - 4 bits a bucket)\n");
+		"  -s  semi-sorted buckets (4f - 4 bits a bucket)\n"
+		"  -z  only semi-sorted f = 13 against plain f = 12: space and FPR\n"
+		"      filled to capacities of 1000 to 100M, and speeds at the\n"
+		"      sizes of -n, in alternating rounds (-r, at least 2); with\n"
+		"      -N, the speeds at that size alone\n"
+		"  -Z  without that part\n");
 	exit(2);
 }
 
@@ -943,7 +1201,7 @@ int main(int argc, char **argv)
 	int opt, do_v4 = 1, do_v6 = 1, do_u64 = 1, do_1m = 1, do_16m = 1;
 	double worst;
 
-	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:Ssh")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:SszZh")) != -1) {
 		switch (opt) {
 		case 'q':
 			quick = 1;
@@ -986,6 +1244,12 @@ int main(int argc, char **argv)
 		case 's':
 			semisort = 1;
 			break;
+		case 'z':
+			ss_only = 1;
+			break;
+		case 'Z':
+			no_ss = 1;
+			break;
 		case 'N':
 			custom_n = strtoull(optarg, NULL, 0);
 			if (custom_n < 1024)
@@ -1005,6 +1269,10 @@ int main(int argc, char **argv)
 	}
 	hitbuf = xmalloc(4096);
 	print_env();
+	if (ss_only) {
+		bench_semisort(do_1m, do_16m);
+		goto done;
+	}
 	worst = bench_space();
 	if (custom_n) {
 		/* one size of the caller's choice, the key kinds of -k */
@@ -1029,6 +1297,11 @@ int main(int argc, char **argv)
 	if (do_v6 && do_16m)
 		bench_chain_only(K_V6, 1u << 24);
 	print_summary(worst);
+	if (!no_ss) {
+		human("\n");
+		bench_semisort(1, 1);
+	}
+done:
 	human("\n(checksum %llu)\n", (unsigned long long)sink);
 	json("\"op\":\"done\",\"checksum\":%llu", (unsigned long long)sink);
 	return 0;
