@@ -13,6 +13,7 @@
 #   none        no hook at all (the loop alone: the baseline)
 #   cuckoo-f12  nf_cuckoo filters (family ip, family ip6), fingerprint 12
 #   cuckoo-f16  the same, fingerprint 16
+#   cuckoo-ss13 the same, semi-sorted buckets, fingerprint 13
 #   nft         nftables sets of concatenated 5-tuples (tables ip, ip6)
 #   ipset       ipsets hash:ip,port,ip (inet, inet6) and an iptables /
 #               ip6tables rule in the raw table (Debian's iptables: its
@@ -43,6 +44,7 @@ PACKETS=524288
 TRAFFIC=65536
 AB_KO=
 AB_NAME=
+CONTENDERS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flows) SIZES=$2; shift 2 ;;
@@ -52,10 +54,11 @@ while [ $# -gt 0 ]; do
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--ab) AB_KO=$2; shift 2 ;;
 	--ab-name) AB_NAME=$2; shift 2 ;;
+	--contenders) CONTENDERS="none ${2//none/}"; shift 2 ;;
 	*) echo "in_vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-CONTENDERS="none cuckoo-f12 cuckoo-f16 nft ipset"
+: "${CONTENDERS:=none cuckoo-f12 cuckoo-f16 cuckoo-ss13 nft ipset}"
 [ -n "$AB_KO" ] && CONTENDERS="none cuckoo-f12"
 W=/tmp/hb
 mkdir -p "$W"
@@ -96,11 +99,15 @@ setup() {
 
 	case $c in
 	none) ;;
-	cuckoo-f*)
+	cuckoo-*)
+		# cuckoo-fF: fingerprint F; cuckoo-ssF: F, semi-sorted
+		local fp=${c#cuckoo-f} enc=
+		[ "$c" = "${c#cuckoo-ss}" ] || fp=${c#cuckoo-ss} enc=semisort
 		for f in $FAMILIES; do
+			# shellcheck disable=SC2086
 			ns "$c" "$CFCTL" create "bench$([ "$f" = 6 ] && echo 6)" \
 				family "ip$([ "$f" = 6 ] && echo 6)" capacity "$n" \
-				fingerprint "${c#cuckoo-f}" hook prerouting priority raw action drop &&
+				fingerprint "$fp" $enc hook prerouting priority raw action drop &&
 			ns "$c" "$CFCTL" -q restore -f "$W/cf$f.txt" || return 1
 		done ;;
 	nft)

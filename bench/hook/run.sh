@@ -7,7 +7,7 @@
 #
 #   bench/hook/run.sh [--quick] [--flows "N..."] [--families "4 6"]
 #                     [--reps R] [--packets P] [--traffic T] [--timeout S]
-#                     [--ab COMMIT]
+#                     [--ab COMMIT] [--contenders "C..."]
 #
 # Full mode (`make bench-hook`, and after bench/nf's run in `make
 # bench-nf`): 100k and 1M flows, IPv4 and IPv6, 10 rounds of 524288
@@ -17,7 +17,9 @@
 # saying that every contender ran with the right verdicts (not that
 # targets are met).  --ab COMMIT: nf_cuckoo alone, IPv4, against the
 # module built from COMMIT's kmod/, the two swapped in turn in the same
-# boot (in_vm.sh --ab); build/bench/hook-ab.jsonl.
+# boot (in_vm.sh --ab); build/bench/hook-ab.jsonl.  --contenders: only
+# these (and no hook), e.g. "cuckoo-f12 cuckoo-ss13 nft";
+# build/bench/hook-partial.jsonl.
 #
 # Builds nf_cuckoo.ko (for KVER, default scripts/kver.sh's pick), cfctl and
 # the benchmark's module (never installed), boots the VM once
@@ -37,6 +39,7 @@ TRAFFIC=65536
 TIMEOUT=
 QUICK=0
 AB=
+CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--ab) AB=$2; shift 2 ;;
+	--contenders) CONTENDERS=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -62,6 +66,7 @@ OUT=$REPO/build/bench
 JSONL=$OUT/hook.jsonl
 [ "$QUICK" = 1 ] && JSONL=$OUT/hook-quick.jsonl
 [ -n "$AB" ] && JSONL=$OUT/hook-ab.jsonl
+[ -n "$CONTENDERS" ] && JSONL=$OUT/hook-partial.jsonl
 mkdir -p "$OUT"
 
 # shellcheck source=bench/vmrun.sh
@@ -87,7 +92,8 @@ fi
 echo "# bench-hook: $KVER, flows $FLOWS, families $FAMILIES, $REPS rounds of $PACKETS packets${AB:+, against the module of $AB}; timeout $TIMEOUT s"
 bench_vm "$JSONL" HB-JSON "$QUICK" "$KVER" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --families "$FAMILIES" --reps "$REPS" \
-	--packets "$PACKETS" --traffic "$TRAFFIC" "${ab[@]}"
+	--packets "$PACKETS" --traffic "$TRAFFIC" "${ab[@]}" \
+	${CONTENDERS:+--contenders "$CONTENDERS"}
 rc=$?
 [ "$rc" = 0 ] || echo "not ok - bench-hook: the VM run failed (status $rc)"
 echo "# bench-hook: results in ${JSONL#"$REPO"/}"

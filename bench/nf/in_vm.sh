@@ -5,12 +5,14 @@
 # (which builds what it needs, boots the VM and reads the results):
 #
 #   in_vm.sh [--flows "N..."] [--reps R] [--rounds R] [--slice MS]
-#            [--warm MS] [--load-max S]
+#            [--warm MS] [--load-max S] [--contenders "C..."]
 #
 # Contenders, each in its own pair of namespaces a -> b joined by a veth,
 # everything on b's prerouting hook at priority raw (-300), IPv4:
 #   none        no filter (the baseline)
 #   cuckoo-f12  an nf_cuckoo filter, fingerprint 12 (cuckoo-f16: 16)
+#   cuckoo-ss13 an nf_cuckoo filter of semi-sorted buckets, fingerprint 13
+#               (what `fpr 0.1%` picks)
 #   nft         an nftables set of concatenated 5-tuples and a rule
 #   ipset       an ipset hash:ip,port,ip (source, source port, destination:
 #               it holds one port) and an iptables rule
@@ -50,6 +52,7 @@ ROUNDS=2
 SLICE=500
 WARM=300
 LOAD_MAX=900
+CONTENDERS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flows) SIZES=$2; shift 2 ;;
@@ -58,10 +61,11 @@ while [ $# -gt 0 ]; do
 	--slice) SLICE=$2; shift 2 ;;
 	--warm) WARM=$2; shift 2 ;;
 	--load-max) LOAD_MAX=$2; shift 2 ;;
+	--contenders) CONTENDERS="none ${2//none/}"; shift 2 ;;
 	*) echo "in_vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-CONTENDERS="none cuckoo-f12 cuckoo-f16 nft ipset"
+: "${CONTENDERS:=none cuckoo-f12 cuckoo-f16 cuckoo-ss13 nft ipset}"
 A=10.0.0.1
 B=10.0.0.2
 MAC_B=02:00:00:00:00:02
@@ -107,15 +111,18 @@ run_c() {
 	cuckoo-f*:create)
 		nsb "$c" "$CFCTL" create nfb family ip capacity "$arg" \
 			fingerprint "${c#cuckoo-f}" ;;
-	cuckoo-f*:load) nsbt "$c" "$CFCTL" -q restore -f "$arg/cf.txt" ;;
-	cuckoo-f*:probe)
+	cuckoo-ss*:create)
+		nsb "$c" "$CFCTL" create nfb family ip capacity "$arg" \
+			fingerprint "${c#cuckoo-ss}" semisort ;;
+	cuckoo-*:load) nsbt "$c" "$CFCTL" -q restore -f "$arg/cf.txt" ;;
+	cuckoo-*:probe)
 		read -r ENTRIES TOOL_BYTES <<<"$(nsb "$c" "$CFCTL" -j show nfb |
 			jq -r '"\(.stats.items) \(.stats.bytes)"')" ;;
-	cuckoo-f*:action)
+	cuckoo-*:action)
 		[ "$arg" = mark ] && arg="mark 0x1/0x1"
 		# shellcheck disable=SC2086
 		nsb "$c" "$CFCTL" set nfb action $arg ;;
-	cuckoo-f*:destroy) nsb "$c" "$CFCTL" destroy nfb ;;
+	cuckoo-*:destroy) nsb "$c" "$CFCTL" destroy nfb ;;
 	nft:create)
 		nsb "$c" nft -f - <<-EOF
 		table ip nfb {
@@ -214,7 +221,7 @@ nft_counts() {
 # cf_counts C: "MATCHES DROPPED MARKED" of an nf_cuckoo filter, else 0s.
 cf_counts() {
 	case $1 in
-	cuckoo-f*) nsb "$1" "$CFCTL" -j show nfb |
+	cuckoo-*) nsb "$1" "$CFCTL" -j show nfb |
 		jq -r '.stats.packets | "\(.matches) \(.dropped) \(.marked)"' ;;
 	*) echo 0 0 0 ;;
 	esac

@@ -22,11 +22,12 @@ import subprocess
 import sys
 import tempfile
 
-CONTENDERS = ["none", "cuckoo-f12", "cuckoo-f16", "nft", "ipset"]
+CONTENDERS = ["none", "cuckoo-f12", "cuckoo-f16", "cuckoo-ss13", "nft", "ipset"]
 LABEL = {
     "none": "no filter",
     "cuckoo-f12": "nf_cuckoo f=12",
     "cuckoo-f16": "nf_cuckoo f=16",
+    "cuckoo-ss13": "nf_cuckoo f=13 semi-sorted",
     "nft": "nftables set",
     "ipset": "ipset+iptables",
 }
@@ -74,6 +75,9 @@ class Report:
                 if line:
                     self.recs.append(json.loads(line))
         self.recs = [r for r in self.recs if r.get("type") not in ("summary", "target")]
+        # The contenders of this run (run.sh --contenders may leave some out).
+        self.cs = [c for c in CONTENDERS if c == "none" or
+                   any(r.get("contender") == c for r in self.recs)]
         self.out = []       # summary records to append
         self.tap = []       # (ok, description)
 
@@ -154,7 +158,7 @@ class Report:
         print("  %-15s %8s  %-26s %-24s %s" % ("", "flows", "seconds", "entries/s", "vs nftables"))
         for n in sizes:
             ref = med(self.load_fig("nft", n)["rate"])
-            for c in CONTENDERS[1:]:
+            for c in self.cs[1:]:
                 f = self.load_fig(c, n)
                 if f["timed_out"]:
                     r = f["timed_out"][0]
@@ -179,7 +183,7 @@ class Report:
         print("  %-15s %8s  %-22s %-22s %-10s %s" % ("", "flows", "kernel", "MemAvailable", "tool", "nftables / this"))
         for n in sizes:
             ref = med(self.load_fig("nft", n)["kernel"])
-            for c in CONTENDERS[1:]:
+            for c in self.cs[1:]:
                 f = self.load_fig(c, n)
                 if not f["kernel"]:
                     print("  %-15s %8d  -" % (LABEL[c], n))
@@ -216,7 +220,7 @@ class Report:
             print("  %d%% matching (%s)" % (match, "a drop rule, all pass" if match == 0 else
                                           "a mark rule, all marked"))
             print("    %-15s" % "" + "".join(" %-30s" % h for _, h, _ in cols) + " lost")
-            for c in CONTENDERS:
+            for c in self.cs:
                 f = self.pkt_fig(c, match)
                 if not f["pps"]:
                     print("    %-15s -" % LABEL[c])
@@ -268,7 +272,7 @@ class Report:
     def checks(self, n):
         for e in self.of("error"):
             self.tap.append((False, "%s: %s failed" % (e.get("contender"), e.get("what"))))
-        for c in CONTENDERS[1:]:
+        for c in self.cs[1:]:
             rs = self.loads(c, n)
             good = [r for r in rs if r["rc"] == 0 and r["entries"] == n]
             self.tap.append((bool(rs) and len(good) == len(rs),
@@ -276,7 +280,7 @@ class Report:
                                  "%.1f s, status %d, %s entries" % (r["us"] / 1e6, r["rc"], r["entries"])
                                  for r in rs) or "no load")))
         for match in (0, 100):
-            for c in CONTENDERS:
+            for c in self.cs:
                 self.tap.append(self.check_pkt(c, match))
         end = self.one("end")
         self.tap.append((bool(end) and end.get("kernel_warnings") == 0,
@@ -322,7 +326,7 @@ class Report:
         sub_load = "median of %s loads, min-max bars; %s" % (e.get("reps", "?"), vm)
         sub_pkt = ("median of %s rounds, min-max bars; %s flows loaded; %s" %
                    (e.get("rounds", "?"), sizes[-1], vm))
-        cs = CONTENDERS[1:]
+        cs = self.cs[1:]
 
         def mmm(xs):
             xs = [x for x in xs if x > 0]   # a log scale; noise can go below 0
@@ -346,7 +350,7 @@ class Report:
             mem = dat("mem", [[LABEL[c]] + [v for k in ("kernel", "avail", "tool")
                                              for v in mmm(self.load_fig(c, sizes[-1])[k])] for c in cs])
             pkt = dat("pkt", [[LABEL[c]] + [v for m in (0, 100) for v in mmm(self.pkt_fig(c, m)["rcv"])]
-                              for c in CONTENDERS])
+                              for c in self.cs])
             script = """set terminal pngcairo size 900,520 font 'sans,10' noenhanced
 set style data histogram
 set style histogram errorbars gap 1 lw 1
@@ -397,7 +401,8 @@ def main():
     rep.load_table(sizes)
     rep.mem_table(sizes)
     rep.pkt_table()
-    rep.targets(sizes[-1])
+    if "nft" in rep.cs and "cuckoo-f12" in rep.cs:
+        rep.targets(sizes[-1])
     if charts:
         rep.charts(charts, sizes)
     with open(args[0], "w") as f:   # the raw records, then the summaries

@@ -8,6 +8,7 @@
 #
 #   bench/nf/run.sh [--quick] [--flows "N..."] [--reps R] [--rounds R]
 #                   [--slice MS] [--load-max S] [--timeout S]
+#                   [--contenders "C..."]
 #
 # Full mode (`make bench-nf`): 100k and 1M flows loaded, 3 times each; the
 # packet test with 1M flows held, 15 rounds of 1 s slices a contender;
@@ -15,7 +16,10 @@
 # (`make check`): 100k flows, loaded once, 2 rounds of 0.5 s slices;
 # build/bench/nf-quick.jsonl, charts in build/bench/quick/, and TAP lines
 # "ok - bench-nf: ..." saying that each contender loaded and its traffic
-# was counted (not that targets are met).
+# was counted (not that targets are met).  --contenders: only these (and
+# no filter), of none cuckoo-f12 cuckoo-f16 cuckoo-ss13 nft ipset, in both
+# parts; build/bench/nf-partial.jsonl and hook-partial.jsonl, charts in
+# build/bench/partial/.
 #
 # Builds the module, cfctl and bench/nf's programs, boots the VM
 # (selftests/vm/vm.sh, 6 GB) to run bench/nf/in_vm.sh (which says what is
@@ -34,6 +38,7 @@ ROUNDS=15
 SLICE=1000
 LOAD_MAX=900
 TIMEOUT=
+CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -44,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--slice) SLICE=$2; shift 2 ;;
 	--load-max) LOAD_MAX=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--contenders) CONTENDERS=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -58,6 +64,9 @@ CHARTS=$REPO/doc/bench
 if [ "$QUICK" = 1 ]; then
 	JSONL=$OUT/nf-quick.jsonl
 	CHARTS=$OUT/quick
+elif [ -n "$CONTENDERS" ]; then
+	JSONL=$OUT/nf-partial.jsonl
+	CHARTS=$OUT/partial
 fi
 mkdir -p "$OUT"
 
@@ -73,7 +82,8 @@ echo "# bench-nf: VM run: flows $FLOWS, loaded $REPS time(s); $ROUNDS rounds of 
 kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
 bench_vm "$JSONL" NFB-JSON "$QUICK" "$kver" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --reps "$REPS" --rounds "$ROUNDS" \
-	--slice "$SLICE" --load-max "$LOAD_MAX"
+	--slice "$SLICE" --load-max "$LOAD_MAX" \
+	${CONTENDERS:+--contenders "$CONTENDERS"}
 rc=$?
 if [ "$rc" != 0 ]; then
 	echo "not ok - bench-nf: the VM run failed (status $rc)"
@@ -89,5 +99,6 @@ python3 "$HERE/report.py" "${args[@]}" || rc=1
 # the same contenders' prerouting hooks timed alone, in a second boot.
 hook=()
 [ "$QUICK" = 1 ] && hook+=(--quick)
+[ -n "$CONTENDERS" ] && hook+=(--flows "$FLOWS" --contenders "$CONTENDERS")
 KVER=$kver "$REPO/bench/hook/run.sh" "${hook[@]}" || rc=1
 exit $((rc != 0))
