@@ -62,6 +62,25 @@ n=${2:-16000000}
 rounds=${3:-3}
 cpu=${REF_CPU:-1}
 
+# summary LABEL NOTE: the median and range of each ratio of the rounds
+# (the lines "R x y ..." gathered in $ratios).
+summary() {
+	printf '%s' "$ratios" | awk -v label="$1" -v note="$2" '
+		{ for (i = 2; i <= NF; i++) v[i, NR] = $i; nf = NF }
+		END {
+			printf "%-29s", label " " NR " rounds:"
+			for (i = 2; i <= nf; i++) {
+				n = 0
+				for (j = 1; j <= NR; j++) a[++n] = v[i, j]
+				for (x = 1; x <= n; x++) for (y = x + 1; y <= n; y++)
+					if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+				med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+				printf " %.2fx (%.2f-%.2f)", med, a[1], a[n]
+			}
+			printf "  %s\n", note
+		}'
+}
+
 [ -x "$ref" ] || { echo "bench/ref.sh: $ref is not an executable" >&2; exit 1; }
 make -s bench_core || exit 1
 
@@ -95,21 +114,7 @@ if [ "$latency" = 1 ]; then
 		grep -v '^R ' <<<"$line"
 		ratios+=$(grep '^R ' <<<"$line")$'\n'
 	done
-	# Median and range of each ratio over the rounds.
-	printf '%s' "$ratios" | awk -v rounds="$rounds" '
-		{ for (i = 2; i <= 5; i++) v[i, NR] = $i }
-		END {
-			printf "%-29s", "ratios over " NR " rounds:"
-			for (i = 2; i <= 5; i++) {
-				n = 0
-				for (j = 1; j <= NR; j++) a[++n] = v[i, j]
-				for (x = 1; x <= n; x++) for (y = x + 1; y <= n; y++)
-					if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-				med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-				printf " %.2fx (%.2f-%.2f)", med, a[1], a[n]
-			}
-			printf "  [single 0%%, 50%%, 100%%; chain]\n"
-		}'
+	summary "ratios over" "[single 0%, 50%, 100%; chain]"
 	exit 0
 fi
 
@@ -159,17 +164,4 @@ for r in $(seq 1 "$rounds"); do
 	ratios+=$(grep '^R ' "$tmp")$'\n'
 done
 rm -f "$tmp"
-printf '%s' "$ratios" | awk '
-	{ for (i = 2; i <= 4; i++) v[i, NR] = $i }
-	END {
-		printf "%-29s", "batch / reference, " NR " rounds:"
-		for (i = 2; i <= 4; i++) {
-			n = 0
-			for (j = 1; j <= NR; j++) a[++n] = v[i, j]
-			for (x = 1; x <= n; x++) for (y = x + 1; y <= n; y++)
-				if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-			printf " %.2fx (%.2f-%.2f)", med, a[1], a[n]
-		}
-		printf "  [0%%, 50%%, 100%% found]\n"
-	}'
+summary "batch / reference," "[0%, 50%, 100% found]"
