@@ -14,7 +14,11 @@
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
 #                   $(PREFIX)/share/man/man8, the fail2ban action into
-#                   $(SYSCONFDIR)/fail2ban/action.d; DESTDIR, PREFIX
+#                   $(SYSCONFDIR)/fail2ban/action.d, the CrowdSec adapter
+#                   into $(PREFIX)/sbin (its man page into man8), its
+#                   configuration into $(SYSCONFDIR)/nf-cuckoo and the
+#                   bouncer's settings into
+#                   $(PREFIX)/share/nf-cuckoo/crowdsec; DESTDIR, PREFIX
 #                   (default /usr/local) and SYSCONFDIR (/etc) as usual
 #   make uninstall  remove what make install put there
 #   make clean
@@ -40,6 +44,13 @@ MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 # fail2ban reads its actions from /etc whatever the prefix.
 F2B_ACTION = contrib/fail2ban/action.d/nf-cuckoo.conf
 F2B_DIR = $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
+# CrowdSec: the adapter crowdsec-custom-bouncer runs, its configuration,
+# and the bouncer's settings to merge into its .yaml.local.
+CS_ADAPTER = contrib/crowdsec/nf-cuckoo-crowdsec
+CS_SBIN = $(DESTDIR)$(PREFIX)/sbin/nf-cuckoo-crowdsec
+CS_CONF = $(DESTDIR)$(SYSCONFDIR)/nf-cuckoo/crowdsec.conf
+CS_YAML = $(DESTDIR)$(PREFIX)/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local
+CS_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-crowdsec.8
 
 module: have-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -56,12 +67,19 @@ install: module cfctl
 	install -D -m 644 nf_cuckoo.ko $(MODDIR)/nf_cuckoo.ko
 	$(MAKE) -C tools/cfctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
+	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
+	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
+	install -D -m 644 contrib/crowdsec/nf-cuckoo-crowdsec.8 $(CS_MAN)
+	install -d $(dir $(CS_YAML))
+	sed 's|/usr/sbin/|$(PREFIX)/sbin/|' \
+		contrib/crowdsec/crowdsec-custom-bouncer.yaml.local >$(CS_YAML)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
 		depmod -b "$(DESTDIR)" -a $(KVER); fi
 
 uninstall:
 	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf
+	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN)
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \

@@ -21,6 +21,7 @@ iproute2 nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
 iptables gnuplot-nox
 dkms dh-dkms debhelper dpkg-dev fakeroot lintian systemd xz-utils
 fail2ban
+crowdsec crowdsec-custom-bouncer
 "
 
 missing=
@@ -47,15 +48,35 @@ if [ -z "$k612" ]; then
 fi
 echo "deps.sh: installing$missing"
 # Nothing installed here may start a daemon on this machine (fail2ban's
-# package would): invoke-rc.d asks policy-rc.d, and 101 says no.
+# and crowdsec's packages would): invoke-rc.d asks policy-rc.d, and 101
+# says no.
 policy=
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	policy=/usr/sbin/policy-rc.d
 	printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
 fi
+# crowdsec's postinst registers with CrowdSec's online Central API unless
+# this file exists, and with no network that fails and leaves dpkg
+# half-configured; a file holding only a comment is the package's
+# documented opt-out (README.Debian).  The tests run a Local API of their
+# own; the hub the postinst sets up is the offline one the package ships.
+case " $missing " in
+*" crowdsec "*)
+	if [ ! -e /etc/crowdsec/online_api_credentials.yaml ]; then
+		mkdir -p /etc/crowdsec
+		echo "# no Central API (nf_cuckoo's scripts/deps.sh; see README.Debian)" \
+			>/etc/crowdsec/online_api_credentials.yaml
+	fi ;;
+esac
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null || {
 	[ -z "$policy" ] || rm -f "$policy"
 	exit 1
 }
 [ -z "$policy" ] || rm -f "$policy"
+# Nor at the next boot: the tests run crowdsec and its bouncer themselves.
+case " $missing " in
+*" crowdsec "* | *" crowdsec-custom-bouncer "*)
+	systemctl disable crowdsec.service crowdsec-custom-bouncer.service \
+		>/dev/null 2>&1 || true ;;
+esac

@@ -86,6 +86,12 @@ vm_points "make install" "$kdir" selftests/vm/installed.sh \
 	"$kdir/usr/local/sbin/cfctl"
 cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf "$kdir/etc/fail2ban/action.d/nf-cuckoo.conf"
 point $? "make install puts the fail2ban action in /etc/fail2ban/action.d"
+cmp -s contrib/crowdsec/nf-cuckoo-crowdsec "$kdir/usr/local/sbin/nf-cuckoo-crowdsec" &&
+	[ -x "$kdir/usr/local/sbin/nf-cuckoo-crowdsec" ] &&
+	cmp -s contrib/crowdsec/crowdsec.conf "$kdir/etc/nf-cuckoo/crowdsec.conf" &&
+	grep -qx 'bin_path: /usr/local/sbin/nf-cuckoo-crowdsec' \
+		"$kdir/usr/local/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local"
+point $? "make install puts the CrowdSec adapter, its configuration and the bouncer's settings"
 out=$(make -s uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 left=$(find "$kdir/usr" "$kdir/etc" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
 ! grep -q nf_cuckoo "$kdir/lib/modules/$KVER/modules.dep" && [ -z "$left" ]
@@ -152,6 +158,12 @@ out=$(systemd-analyze verify /lib/systemd/system/nf-cuckoo.service 2>&1)
 point $? "systemd-analyze verify nf-cuckoo.service" "$out"
 cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf
 point $? "the cfctl package installs the fail2ban action"
+cmp -s contrib/crowdsec/nf-cuckoo-crowdsec /usr/sbin/nf-cuckoo-crowdsec &&
+	cmp -s contrib/crowdsec/crowdsec.conf /etc/nf-cuckoo/crowdsec.conf &&
+	cmp -s contrib/crowdsec/crowdsec-custom-bouncer.yaml.local \
+		/usr/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local &&
+	/usr/sbin/nf-cuckoo-crowdsec --help | grep -q feed_via_stdin
+point $? "the cfctl package installs the CrowdSec adapter, its configuration and the bouncer's settings"
 
 kdir=$work/deb-kernel
 kernel_copy "$kdir"
@@ -167,7 +179,8 @@ out=$(dpkg --purge cfctl nf-cuckoo-dkms 2>&1)
 point $? "dpkg --purge removes both" "$out"
 left=$(ls -d /usr/src/nf-cuckoo-* /var/lib/dkms/nf-cuckoo /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service /usr/share/man/man8/cfctl.8.gz \
-	/etc/fail2ban/action.d/nf-cuckoo.conf \
+	/etc/fail2ban/action.d/nf-cuckoo.conf /usr/sbin/nf-cuckoo-crowdsec \
+	/etc/nf-cuckoo/crowdsec.conf /usr/share/nf-cuckoo \
 	/lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
 st=$(dpkg-query -W -f='${Status}\n' cfctl nf-cuckoo-dkms 2>/dev/null | grep -v not-installed)
 [ -z "$left$st" ]

@@ -117,6 +117,10 @@ def cmd_recv(args):
         if r:
             s.recv(65535)
             n += 1
+            if args.last:
+                with open(args.last + ".tmp", "w") as f:
+                    f.write("%.6f\n" % time.time())
+                os.rename(args.last + ".tmp", args.last)
             if args.count and n >= args.count:
                 break
     print(n)
@@ -406,6 +410,8 @@ def parser():
     sp.add_argument("--count", type=int, default=0,
                     help="stop once this many arrived")
     sp.add_argument("--ready")
+    sp.add_argument("--last", help="write each datagram's arrival time "
+                    "(seconds since the epoch) into this file")
 
     sp = sub.add_parser("serve")
     sp.add_argument("-6", dest="v6", action="store_true")
