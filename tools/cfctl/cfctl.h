@@ -50,6 +50,7 @@ struct cfctl_opts {
 	bool exist;		/* -exist: add/del/create tolerate "already" */
 	bool names_only;	/* list -n */
 	bool pretty;		/* -p: pretty JSON */
+	bool skip_bad;		/* add/del/test/build -f: skip bad lines */
 };
 
 extern struct cfctl_opts opts;
@@ -151,6 +152,9 @@ struct entry {
 	uint16_t sport, dport;	/* host order */
 	uint8_t family;		/* NF_CUCKOO_FAMILY_IPV4/IPV6, 0 if no address */
 	uint8_t proto;
+	bool bare;		/* one address alone, as a list file's line:
+				 * entry_check() gives it to the key's one
+				 * address field, src or dst */
 	uint32_t given;		/* enum nf_cuckoo_key_field bits the text gave */
 };
 
@@ -180,6 +184,11 @@ char **cmdline_words(int argc, char **argv, int *nw, char *err,
 bool cmdline_has_entry(int argc, char **argv);
 /* Blanks only, or a comment: a line to skip, however many words. */
 bool line_is_blank(const char *line);
+/*
+ * Cut a line of -f FILE at its comment: the first '#' or ';' (Spamhaus
+ * writes "1.10.16.0/20 ; SBL256894"); neither can be part of an entry.
+ */
+void strip_comment(char *line);
 
 /* Input lines (-f FILE, restore): at most LINE_MAX_BYTES, no NUL bytes. */
 #define LINE_MAX_BYTES	65536
@@ -203,7 +212,8 @@ int read_line(struct line_reader *lr, char **line, size_t *len, char *err,
 	      size_t errlen);
 /*
  * Check an entry against a filter's key and family, and fill in what the
- * kernel needs (the family of an entry without addresses).  fname: the
+ * kernel needs (the family of an entry without addresses; for a filter
+ * keyed on dst alone, a bare address is the destination).  fname: the
  * filter's name, for messages.
  */
 int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,

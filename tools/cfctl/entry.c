@@ -7,7 +7,11 @@
  *			proto P
  *
  * IPv6 addresses with a port go in brackets: [2001:db8::1]:443.  The
- * filter's key decides which fields an entry must give and may give.
+ * filter's key decides which fields an entry must give and may give.  A
+ * line of a blocklist is one address alone (ADDR, or ADDR/LEN with the
+ * full length); for a filter keyed on src or dst alone it is that
+ * address.  Shorter prefixes are parsed and checked, then refused: the
+ * module matches single addresses only.
  * Pure functions: test_parse.c tests them.
  */
 #include <arpa/inet.h>
@@ -111,6 +115,14 @@ char **cmdline_words(int argc, char **argv, int *nw, char *err,
 	return w;
 }
 
+void strip_comment(char *line)
+{
+	char *c = strpbrk(line, "#;");
+
+	if (c)
+		*c = 0;
+}
+
 bool line_is_blank(const char *line)
 {
 	while (is_blank(*line))
@@ -204,10 +216,69 @@ static int parse_addr(const char *s, uint8_t *addr, uint8_t *family)
 	return -1;
 }
 
+/* Are the bits of addr past the first plen (of 8 * bytes) all zero? */
+static bool host_bits_clear(const uint8_t *addr, unsigned int plen,
+			    unsigned int bytes)
+{
+	unsigned int i = plen / 8;
+
+	if (plen % 8 && (addr[i++] & (0xffu >> (plen % 8))))
+		return false;
+	for (; i < bytes; i++)
+		if (addr[i])
+			return false;
+	return true;
+}
+
 /*
- * ADDR or ADDR:PORT.  Returns 1 with a port, 0 without, -1 if the word
- * is not an endpoint at all, -2 if it looks like one with a bad port (err
- * set).
+ * ADDR/LEN, the slash at slash.  Only the full length (/32, /128) is an
+ * entry: it is ADDR.  Returns 0 then, -1 if ADDR is not an address, -2
+ * with err set for a bad length, bits set past it, or a shorter prefix
+ * (which this nf_cuckoo cannot hold).
+ */
+static int parse_prefix(const char *s, const char *slash, uint8_t *addr,
+			uint8_t *family, char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN + 2];
+	const char *l = slash + 1, *p;
+	unsigned int plen = 0, max;
+	size_t alen = (size_t)(slash - s);
+
+	if (!alen || alen >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, alen);
+	buf[alen] = 0;
+	if (parse_addr(buf, addr, family))
+		return -1;
+	max = *family == NF_CUCKOO_FAMILY_IPV4 ? 32 : 128;
+	for (p = l; *p >= '0' && *p <= '9' && p - l < 4; p++)
+		plen = plen * 10 + (unsigned int)(*p - '0');
+	if (p == l || *p) {
+		seterr(err, errlen, "bad prefix length in '%s' (want ADDR/LEN, LEN 0 to %u for %s; no port with a prefix)",
+		       s, max, max == 32 ? "IPv4" : "IPv6");
+		return -2;
+	}
+	if (plen > max) {
+		seterr(err, errlen, "prefix length /%u in '%s' is past the end of an %s address (/0 to /%u)",
+		       plen, s, max == 32 ? "IPv4" : "IPv6", max);
+		return -2;
+	}
+	if (plen == max)
+		return 0;
+	if (!host_bits_clear(addr, plen, max / 8)) {
+		seterr(err, errlen, "'%s' has address bits set past its prefix length /%u (refused, not rounded down: check the line)",
+		       s, plen);
+		return -2;
+	}
+	seterr(err, errlen, "'%s' is a network prefix: nf_cuckoo matches single addresses only, so a prefix shorter than /%u is refused",
+	       s, max);
+	return -2;
+}
+
+/*
+ * ADDR, ADDR:PORT or ADDR/LEN.  Returns 1 with a port, 0 without, -1 if
+ * the word is not an endpoint at all, -2 if it looks like one with a bad
+ * port or prefix (err set).
  */
 static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 			  uint16_t *port, char *err, size_t errlen)
@@ -220,6 +291,9 @@ static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 
 	if (len >= sizeof(buf))
 		return -1;
+	p = strchr(s, '/');
+	if (p)
+		return parse_prefix(s, p, addr, family, err, errlen);
 	/* The common case first: IPv4, with or without a port. */
 	for (p = s; *p; p++) {
 		if (*p == ':') {
@@ -566,6 +640,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 		seterr(err, errlen, "empty entry");
 		return -1;
 	}
+	e->bare = !kw_seen && npos == 1 && e->given == NF_CUCKOO_KEY_SRC_ADDR;
 	if ((e->given & (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT)) &&
 	    (e->given & NF_CUCKOO_KEY_PROTO) && !proto_has_ports(e->proto)) {
 		const char *pn = proto_name(e->proto);
@@ -602,6 +677,15 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	char keys[64];
 	size_t i;
 
+	/* A list file's address, for a filter that keys on dst alone. */
+	if (e->bare && ks->fields == NF_CUCKOO_KEY_DST_ADDR) {
+		memcpy(e->dst, e->src, sizeof(e->dst));
+		memset(e->src, 0, sizeof(e->src));
+		e->given = NF_CUCKOO_KEY_DST_ADDR;
+		e->bare = false;
+		extra = 0;
+		missing = 0;
+	}
 	/*
 	 * An IPv4 packet's key holds its IPv4 addresses: an entry of
 	 * ::ffff:a.b.c.d would be an IPv6 key that none of them matches.
@@ -631,15 +715,17 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (extra & order[i]) {
-			seterr(err, errlen, "the entry gives a %s, which is not in filter %s's key (key %s)",
-			       key_field_desc(order[i]), fname, keys);
+			seterr(err, errlen, "the entry gives a %s, which is not in filter %s's key (key %s)%s",
+			       key_field_desc(order[i]), fname, keys,
+			       e->bare ? "; an address alone is an entry of a filter keyed on src or dst alone" : "");
 			return -1;
 		}
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (missing & order[i]) {
-			seterr(err, errlen, "filter %s's key (%s) needs the %s, which the entry does not give",
-			       fname, keys, key_field_desc(order[i]));
+			seterr(err, errlen, "filter %s's key (%s) needs the %s, which the entry does not give%s",
+			       fname, keys, key_field_desc(order[i]),
+			       e->bare ? " (an address alone is an entry of a filter keyed on src or dst alone)" : "");
 			return -1;
 		}
 	}

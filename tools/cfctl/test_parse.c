@@ -391,6 +391,90 @@ static void t_entry_check(void)
 	      strstr(err, "source address") != NULL, "addressless vs 5-tuple: %s", err);
 }
 
+/* A blocklist's lines: an address, comments, prefixes checked and refused. */
+static void t_list_lines(void)
+{
+	struct keyspec src = { NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec dst = { NF_CUCKOO_KEY_DST_ADDR, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec sd = { NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR,
+			      NF_CUCKOO_FAMILY_INET, false };
+	struct entry e;
+	char err[ERRLEN], line[64];
+	uint8_t a[16];
+
+	snprintf(line, sizeof(line), "1.10.16.0 ; SBL256894\r");
+	strip_comment(line);
+	CHECK(!strcmp(line, "1.10.16.0 "), "trailing ';' comment: '%s'", line);
+	snprintf(line, sizeof(line), "2001:db8::1# x;y");
+	strip_comment(line);
+	CHECK(!strcmp(line, "2001:db8::1"), "trailing '#' comment: '%s'", line);
+	snprintf(line, sizeof(line), "; Spamhaus DROP");
+	strip_comment(line);
+	CHECK(line_is_blank(line), "whole-line ';' comment");
+	snprintf(line, sizeof(line), " \t\r");
+	CHECK(line_is_blank(line), "blanks and CR");
+
+	CHECK(!parse1("192.0.2.7", &e, err) && e.bare &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "an address alone is bare");
+	CHECK(!parse1("src 192.0.2.7", &e, err) && !e.bare, "src ADDR is not bare");
+	CHECK(!parse1("192.0.2.7 192.0.2.8", &e, err) && !e.bare,
+	      "two addresses are not bare");
+	CHECK(!parse1("192.0.2.7:80", &e, err) && !e.bare,
+	      "an address with a port is not bare");
+	parse1("192.0.2.7\r", &e, err);
+	CHECK(!entry_check(&e, &src, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "bare to a src key: %s", err);
+	parse1("192.0.2.7", &e, err);
+	inet_pton(AF_INET, "192.0.2.7", a);
+	CHECK(!entry_check(&e, &dst, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR && !memcmp(e.dst, a, 4) &&
+	      !memcmp(e.src, "\0\0\0\0", 4) && e.family == NF_CUCKOO_FAMILY_IPV4,
+	      "bare to a dst key: %s", err);
+	parse1("src 192.0.2.7", &e, err);
+	CHECK(entry_check(&e, &dst, "f", err, ERRLEN), "src ADDR to a dst key");
+	parse1("192.0.2.7", &e, err);
+	CHECK(entry_check(&e, &sd, "f", err, ERRLEN) &&
+	      strstr(err, "src or dst alone"), "bare to src,dst: %s", err);
+
+	CHECK(!parse1("192.0.2.7/32", &e, err) && e.bare &&
+	      !memcmp(e.src, a, 4), "/32 is the address: %s", err);
+	inet_pton(AF_INET6, "2001:db8::1", a);
+	CHECK(!parse1("2001:db8::1/128", &e, err) && !memcmp(e.src, a, 16) &&
+	      e.family == NF_CUCKOO_FAMILY_IPV6, "/128 is the address: %s", err);
+	CHECK(!parse1("dst 2001:db8::1/128", &e, err) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR, "dst ADDR/128: %s", err);
+	CHECK(parse1("1.10.16.0/20", &e, err) && strstr(err, "network prefix"),
+	      "a prefix is refused: %s", err);
+	CHECK(parse1("2001:db8::/32", &e, err) && strstr(err, "network prefix"),
+	      "an IPv6 prefix is refused: %s", err);
+	CHECK(parse1("0.0.0.0/0", &e, err) && strstr(err, "network prefix"),
+	      "/0 is refused: %s", err);
+	CHECK(parse1("10.0.0.1/8", &e, err) && strstr(err, "bits set"),
+	      "host bits: %s", err);
+	CHECK(parse1("10.128.0.0/9", &e, err) && strstr(err, "network prefix"),
+	      "/9, no host bits: %s", err);
+	CHECK(parse1("10.192.0.0/9", &e, err) && strstr(err, "bits set"),
+	      "/9, a host bit in the partial byte: %s", err);
+	CHECK(parse1("2001:db8::1/64", &e, err) && strstr(err, "bits set"),
+	      "IPv6 host bits: %s", err);
+	CHECK(parse1("10.0.0.0/33", &e, err) && strstr(err, "/33"),
+	      "/33: %s", err);
+	CHECK(parse1("2001:db8::/129", &e, err) && strstr(err, "/129"),
+	      "/129: %s", err);
+	CHECK(parse1("10.0.0.0/1000", &e, err) && strstr(err, "prefix length"),
+	      "/1000: %s", err);
+	CHECK(parse1("10.0.0.0/", &e, err) && strstr(err, "prefix length"),
+	      "empty length: %s", err);
+	CHECK(parse1("10.0.0.0/-8", &e, err) && strstr(err, "prefix length"),
+	      "negative length: %s", err);
+	CHECK(parse1("10.0.0.0/8:80", &e, err) && strstr(err, "prefix length"),
+	      "prefix with a port: %s", err);
+	CHECK(parse1("src 10.0.0.0/33", &e, err) && strstr(err, "/33"),
+	      "src ADDR/33: %s", err);
+	CHECK(parse1("10.0.0/8", &e, err), "bad address with a length");
+	CHECK(parse1("/8", &e, err), "length alone");
+}
+
 static void t_entry_format(void)
 {
 	static const char *const in[] = {
@@ -762,6 +846,7 @@ static const struct {
 	{ "entries: the IPv4 fast path reads as the general parser", t_entry_fast_path },
 	{ "entries: several on a command line", t_entry_multi },
 	{ "entries against a filter's key and family", t_entry_check },
+	{ "blocklist lines: addresses, comments, prefixes refused", t_list_lines },
 	{ "entries print back as they read", t_entry_format },
 	{ "base64 (RFC 4648 vectors, round trips, bad input)", t_base64 },
 	{ "create and set parameters", t_filter_spec },
