@@ -7,12 +7,16 @@
 # packets from its addresses, IPv4 and IPv6, and lets the others through;
 # the same file in a filter keyed on dst holds destinations (none of b's,
 # so everything passes), and a file of b's addresses there drops all of
-# it; `del -f` of each file lets everything through again.  A Spamhaus
-# DROP file of prefixes is refused with nothing applied.
+# it; `del -f` of each file lets everything through again.  Then
+# prefixes, as Spamhaus DROP writes them: a /31 and a /127 holding a's
+# first addresses but not its second ones drop those only, in both
+# families; saved and restored, they still do; deleted, everything
+# passes; prefixes of b's networks in the dst filter drop everything to
+# b until deleted.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 11
+plan 16
 
 topo_pair
 # A second address on a: sources the lists do not hold.
@@ -90,8 +94,26 @@ phase "b's addresses in the dst filter: everything to b dropped" 0 0 0 0
 cfq b del -f "$DST" ldst
 phase "del -f that list: everything passes" 3 3 3 3
 
-cfr b add -f "$REPO/tools/cfctl/lists/spamhaus_drop.txt" lsrc
-check_all "a DROP file of prefixes is refused, line 6" "$RC" = 2 \
-	"$(grep -c "line 6: '192.0.2.0/24' is a network prefix" <<<"$OUT")" = 1
-check_eq "... and nothing was added" "$(fstat b lsrc .stats.items)" 0
+# a's first addresses are .1 and ::1, its second ones .3 and ::3.
+PSRC=$SCRATCH/psrc.txt
+PDST=$SCRATCH/pdst.txt
+printf '; DROP style\r\n10.0.0.0/31 ; SBL1\r\nfd00::/127 ; SBL2\r\n' >"$PSRC"
+printf '10.0.0.0/24 ; b4\nfd00::/64 ; b6\n' >"$PDST"
+cfq b add -f "$PSRC" lsrc
+check_eq "src prefixes: show lists a /31 and a /127" \
+	"$(cf b show lsrc | sed -n 's/^Prefixes: //p')" "ip src/31: 1, ip6 src/127: 1"
+phase "src prefixes: a's addresses inside them dropped, the others pass" \
+	0 0 3 3
+cf b save -f "$SCRATCH/lsrc.save" lsrc && cfq b destroy lsrc &&
+	cfq b restore -f "$SCRATCH/lsrc.save"
+check_eq "saved and restored: the prefixes are back" \
+	"$(cf b show lsrc | sed -n 's/^Prefixes: //p')" "ip src/31: 1, ip6 src/127: 1"
+phase "... and still drop the same packets" 0 0 3 3
+cfq b del -f "$PSRC" lsrc
+phase "src prefixes deleted: everything passes" 3 3 3 3
+cfq b add -f "$PDST" ldst
+phase "b's networks in the dst filter: everything to b dropped" 0 0 0 0
+cfq b del -f "$PDST" ldst
+check_eq "... deleted: no prefix left, no item" \
+	"$(fstat b ldst '"\(.prefixes | length) \(.stats.items)"')" "0 0"
 finish

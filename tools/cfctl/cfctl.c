@@ -61,7 +61,8 @@ struct verb {
 "                                    src 10.0.0.1     (a source-only key)\n" \
 "  ADDR                              an address alone: the filter's address\n" \
 "                                    when its key is src or dst alone\n" \
-"ADDR/32 and ADDR/128 are ADDR; shorter prefixes are refused.\n" \
+"An ADDR may be a prefix, ADDR/LEN (src 203.0.113.0/24): an address then\n" \
+"matches every prefix in the filter that holds it.\n" \
 "PROTO is tcp, udp, udplite, sctp, dccp, icmp, icmpv6, gre, esp, ah, igmp,\n" \
 "ospf or a number 0 to 255.  Several entries on one command line follow\n" \
 "each other (a protocol word or a repeated field starts the next one);\n" \
@@ -120,9 +121,10 @@ static const struct verb verbs[] = {
 	  "Add entries.  An entry added twice is stored twice and takes two\n"
 	  "deletes; with -exist an entry already (probably) present is skipped.\n"
 	  "-f FILE reads one entry per line ('-' for stdin; '#' and ';'\n"
-	  "comments, whole-line or trailing), or a blocklist: one address a\n"
-	  "line, for a filter keyed on src or dst alone.  A bad line is named\n"
-	  "and nothing is applied; with -skip-bad it is skipped and counted.\n"
+	  "comments, whole-line or trailing), or a blocklist: one address\n"
+	  "or prefix a line, for a filter keyed on src or dst alone.  A bad\n"
+	  "line is named and nothing is applied; with -skip-bad it is skipped\n"
+	  "and counted.\n"
 	  "Entries go to the kernel in batches; a batch is applied whole or not\n"
 	  "at all, and on an error cfctl says which entry failed and what was\n"
 	  "applied.\n\n" ENTRY_HELP },

@@ -107,8 +107,11 @@ enum {
 	HAVE_KICKS = 1 << 6, HAVE_SEED = 1 << 7, HAVE_HOOK = 1 << 8,
 	HAVE_PRIORITY = 1 << 9, HAVE_ACTION = 1 << 10, HAVE_BIDIR = 1 << 11,
 	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
-	HAVE_ENCODING = 1 << 15,
+	HAVE_ENCODING = 1 << 15, HAVE_PREFIXES = 1 << 16,
 };
+
+/* The most records of NF_CUCKOO_A_PREFIXES. */
+#define PREFIX_COUNTS_MAX	(2 * NF_CUCKOO_PREFIXES_MAX)
 
 struct filter_spec {
 	char name[NF_CUCKOO_NAME_MAXLEN];
@@ -130,6 +133,9 @@ struct filter_spec {
 	bool bidir, invert, enabled;
 	uint8_t *image;		/* HAVE_IMAGE: the saved IMAGE_HEADER */
 	size_t image_len;
+	/* HAVE_PREFIXES (restore): the saved counts of prefix lengths */
+	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
+	size_t nprefixes;
 };
 
 /* Parse create words (after NAME); for_set: only what `set` may change;
@@ -143,6 +149,11 @@ int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out);
 /* The version of an image header, -1 if it is not an nf_cuckoo image. */
 int image_version(const uint8_t *img, size_t len);
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks);
+/* "ip/24/0=3,ip6/48/0=1": counts of prefix lengths, as save writes them. */
+int parse_prefix_counts(const char *s, struct nf_cuckoo_prefix_count *pc,
+			size_t *n, char *err, size_t errlen);
+void format_prefix_counts(const struct nf_cuckoo_prefix_count *pc, size_t n,
+			  FILE *f);
 
 /* ---- entry.c ---- */
 
@@ -152,6 +163,7 @@ struct entry {
 	uint16_t sport, dport;	/* host order */
 	uint8_t family;		/* NF_CUCKOO_FAMILY_IPV4/IPV6, 0 if no address */
 	uint8_t proto;
+	uint8_t src_plen, dst_plen;	/* a prefix's length; 0: the address */
 	bool bare;		/* one address alone, as a list file's line:
 				 * entry_check() gives it to the key's one
 				 * address field, src or dst */

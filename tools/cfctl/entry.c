@@ -7,11 +7,10 @@
  *			proto P
  *
  * IPv6 addresses with a port go in brackets: [2001:db8::1]:443.  The
- * filter's key decides which fields an entry must give and may give.  A
- * line of a blocklist is one address alone (ADDR, or ADDR/LEN with the
- * full length); for a filter keyed on src or dst alone it is that
- * address.  Shorter prefixes are parsed and checked, then refused: the
- * module matches single addresses only.
+ * filter's key decides which fields an entry must give and may give.  An
+ * address may be a prefix, ADDR/LEN (/32 and /128 being the address).  A
+ * line of a blocklist is one address or prefix alone; for a filter keyed
+ * on src or dst alone it is that field.
  * Pure functions: test_parse.c tests them.
  */
 #include <arpa/inet.h>
@@ -231,13 +230,13 @@ static bool host_bits_clear(const uint8_t *addr, unsigned int plen,
 }
 
 /*
- * ADDR/LEN, the slash at slash.  Only the full length (/32, /128) is an
- * entry: it is ADDR.  Returns 0 then, -1 if ADDR is not an address, -2
- * with err set for a bad length, bits set past it, or a shorter prefix
- * (which this nf_cuckoo cannot hold).
+ * ADDR/LEN, the slash at slash: *plen is LEN, 0 for the full length (/32,
+ * /128: the address).  Returns 0, -1 if ADDR is not an address, -2 with
+ * err set for a bad length, /0, or bits set past the length.
  */
 static int parse_prefix(const char *s, const char *slash, uint8_t *addr,
-			uint8_t *family, char *err, size_t errlen)
+			uint8_t *family, uint8_t *plen_out, char *err,
+			size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 2];
 	const char *l = slash + 1, *p;
@@ -265,14 +264,18 @@ static int parse_prefix(const char *s, const char *slash, uint8_t *addr,
 	}
 	if (plen == max)
 		return 0;
+	if (!plen) {
+		seterr(err, errlen, "'%s': a /0 prefix holds every address; leave the address out of the filter's key instead",
+		       s);
+		return -2;
+	}
 	if (!host_bits_clear(addr, plen, max / 8)) {
 		seterr(err, errlen, "'%s' has address bits set past its prefix length /%u (refused, not rounded down: check the line)",
 		       s, plen);
 		return -2;
 	}
-	seterr(err, errlen, "'%s' is a network prefix: nf_cuckoo matches single addresses only, so a prefix shorter than /%u is refused",
-	       s, max);
-	return -2;
+	*plen_out = (uint8_t)plen;
+	return 0;
 }
 
 /*
@@ -281,7 +284,8 @@ static int parse_prefix(const char *s, const char *slash, uint8_t *addr,
  * port or prefix (err set).
  */
 static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
-			  uint16_t *port, char *err, size_t errlen)
+			  uint8_t *plen, uint16_t *port, char *err,
+			  size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 16];
 	const char *colon = NULL, *p;
@@ -291,9 +295,10 @@ static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 
 	if (len >= sizeof(buf))
 		return -1;
+	*plen = 0;
 	p = strchr(s, '/');
 	if (p)
-		return parse_prefix(s, p, addr, family, err, errlen);
+		return parse_prefix(s, p, addr, family, plen, err, errlen);
 	/* The common case first: IPv4, with or without a port. */
 	for (p = s; *p; p++) {
 		if (*p == ':') {
@@ -365,7 +370,8 @@ static int keyword_bit(const char *s)
 }
 
 static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
-		    uint8_t family, const char *word, char *err, size_t errlen)
+		    uint8_t family, uint8_t plen, const char *word, char *err,
+		    size_t errlen)
 {
 	if (e->family && e->family != family) {
 		seterr(err, errlen, "'%s' is %s but the entry's other address is %s",
@@ -375,6 +381,10 @@ static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
 	}
 	e->family = family;
 	memcpy(dst ? e->dst : e->src, addr, 16);
+	if (dst)
+		e->dst_plen = plen;
+	else
+		e->src_plen = plen;
 	e->given |= dst ? NF_CUCKOO_KEY_DST_ADDR : NF_CUCKOO_KEY_SRC_ADDR;
 	return 0;
 }
@@ -484,7 +494,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 	while (i < n) {
 		char *word = w[i];
 		bool last = false;
-		uint8_t addr[16], fam, proto;
+		uint8_t addr[16], fam, proto, plen;
 		uint16_t port;
 		int bit, r;
 
@@ -538,8 +548,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			switch (bit) {
 			case NF_CUCKOO_KEY_SRC_ADDR:
 			case NF_CUCKOO_KEY_DST_ADDR:
-				r = parse_endpoint(v, addr, &fam, &port, err,
-						   errlen);
+				r = parse_endpoint(v, addr, &fam, &plen, &port,
+						   err, errlen);
 				if (r == -2)
 					return -1;
 				if (r < 0) {
@@ -548,7 +558,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 					return -1;
 				}
 				if (set_addr(e, bit == NF_CUCKOO_KEY_DST_ADDR, addr,
-					     fam, v, err, errlen))
+					     fam, plen, v, err, errlen))
 					return -1;
 				if (r == 1) {
 					uint32_t pb = bit == NF_CUCKOO_KEY_DST_ADDR ?
@@ -588,7 +598,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			continue;
 		}
 
-		r = parse_endpoint(word, addr, &fam, &port, err, errlen);
+		r = parse_endpoint(word, addr, &fam, &plen, &port, err, errlen);
 		if (r == -2)
 			return -1;
 		if (r >= 0) {
@@ -601,7 +611,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 				       word);
 				return -1;
 			}
-			if (set_addr(e, npos == 1, addr, fam, word, err, errlen))
+			if (set_addr(e, npos == 1, addr, fam, plen, word, err,
+				     errlen))
 				return -1;
 			if (r == 1)
 				set_port(e, npos == 1, port);
@@ -681,6 +692,8 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	if (e->bare && ks->fields == NF_CUCKOO_KEY_DST_ADDR) {
 		memcpy(e->dst, e->src, sizeof(e->dst));
 		memset(e->src, 0, sizeof(e->src));
+		e->dst_plen = e->src_plen;
+		e->src_plen = 0;
 		e->given = NF_CUCKOO_KEY_DST_ADDR;
 		e->bare = false;
 		extra = 0;
@@ -699,6 +712,11 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 
 		seterr(err, errlen, "::ffff:%u.%u.%u.%u is an IPv4-mapped IPv6 address, which no IPv4 packet matches: write %u.%u.%u.%u",
 		       a[12], a[13], a[14], a[15], a[12], a[13], a[14], a[15]);
+		return -1;
+	}
+	if ((e->src_plen || e->dst_plen) && ks->bidir) {
+		seterr(err, errlen, "filter %s is bidirectional: it holds no prefixes",
+		       fname);
 		return -1;
 	}
 	/* Protocols without ports have port 0 in their packets' keys. */
@@ -745,13 +763,70 @@ static size_t fmt_endpoint(char *buf, size_t len, const struct entry *e,
 	uint32_t pbit = dst ? NF_CUCKOO_KEY_DST_PORT : NF_CUCKOO_KEY_SRC_PORT;
 	bool v6 = e->family == NF_CUCKOO_FAMILY_IPV6;
 
+	uint8_t plen = dst ? e->dst_plen : e->src_plen;
+
 	inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
 	if (!(e->given & abit))
 		return 0;
+	if (plen)
+		return (size_t)snprintf(buf, len, "%s/%u", a, plen);
 	if (e->given & pbit)
 		return (size_t)snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", a,
 					dst ? e->dport : e->sport);
 	return (size_t)snprintf(buf, len, "%s", a);
+}
+
+/* An entry of a prefix, in keywords: a prefix takes no :PORT. */
+static void entry_format_keywords(const struct entry *e, char *buf,
+				  size_t len)
+{
+	static const uint32_t order[] = {
+		NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_KEY_SRC_PORT,
+		NF_CUCKOO_KEY_DST_ADDR, NF_CUCKOO_KEY_DST_PORT,
+		NF_CUCKOO_KEY_PROTO,
+	};
+	char a[INET6_ADDRSTRLEN];
+	size_t off = 0, i;
+	const char *pn;
+	bool v6 = e->family == NF_CUCKOO_FAMILY_IPV6;
+
+#define ROOM	(off < len ? len - off : 0)
+#define SEP	(off ? " " : "")
+	buf[0] = 0;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		uint32_t bit = order[i];
+		bool dst = bit == NF_CUCKOO_KEY_DST_ADDR;
+		uint8_t plen = dst ? e->dst_plen : e->src_plen;
+
+		if (!(e->given & bit))
+			continue;
+		switch (bit) {
+		case NF_CUCKOO_KEY_SRC_ADDR:
+		case NF_CUCKOO_KEY_DST_ADDR:
+			inet_ntop(v6 ? AF_INET6 : AF_INET, dst ? e->dst : e->src,
+				  a, sizeof(a));
+			off += (size_t)snprintf(buf + off, ROOM, plen ?
+						"%s%s %s/%u" : "%s%s %s", SEP,
+						dst ? "dst" : "src", a, plen);
+			break;
+		case NF_CUCKOO_KEY_SRC_PORT:
+		case NF_CUCKOO_KEY_DST_PORT:
+			off += (size_t)snprintf(buf + off, ROOM, "%s%s %u", SEP,
+						bit == NF_CUCKOO_KEY_SRC_PORT ?
+						"sport" : "dport",
+						bit == NF_CUCKOO_KEY_SRC_PORT ?
+						e->sport : e->dport);
+			break;
+		default:
+			pn = proto_name(e->proto);
+			off += pn ? (size_t)snprintf(buf + off, ROOM, "%sproto %s",
+						     SEP, pn) :
+				    (size_t)snprintf(buf + off, ROOM, "%sproto %u",
+						     SEP, e->proto);
+		}
+	}
+#undef ROOM
+#undef SEP
 }
 
 void entry_format(const struct entry *e, char *buf, size_t len)
@@ -759,6 +834,12 @@ void entry_format(const struct entry *e, char *buf, size_t len)
 	size_t off = 0;
 	const char *pn;
 	bool pos = (e->given & NF_CUCKOO_KEY_SRC_ADDR) != 0;
+
+	/* An address alone, a prefix included, is written alone. */
+	if ((e->src_plen || e->dst_plen) && !e->bare) {
+		entry_format_keywords(e, buf, len);
+		return;
+	}
 
 #define ROOM	(off < len ? len - off : 0)
 #define SEP	(off ? " " : "")

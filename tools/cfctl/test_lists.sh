@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Blocklist files (tools/cfctl/lists/) with add/del/test/build -f: one
-# address a line for a filter keyed on src or dst alone, '#' and ';'
-# comments, blank lines, CRLF, a byte order mark, IPv4 and IPv6 mixed;
-# prefixes of Spamhaus DROP and FireHOL netsets refused with their line,
-# or skipped and counted with -skip-bad; nothing applied on an error.
+# address or prefix a line for a filter keyed on src or dst alone, '#'
+# and ';' comments, blank lines, CRLF, a byte order mark, IPv4 and IPv6
+# mixed; bad lines named, or skipped and counted with -skip-bad; nothing
+# applied on an error.  Then prefixes: an address in a prefix tests
+# present, one outside absent, del of a prefix, the bound on combinations
+# of lengths (nothing applied past it), save and restore of the counts.
 # TAP output.
 #   test_lists.sh [--real] [PATH/TO/cfctl_fake]
 # Without --real, against cfctl_fake (fake_nl.c); with --real, against
@@ -72,7 +74,7 @@ want_items() {
 }
 
 echo "TAP version 13"
-echo "1..57"
+echo "1..$(grep -cE "^(t |want_items |result )" "$0")"
 
 # 32-bit fingerprints: an address tested absent is absent, not a false
 # positive's accident.
@@ -135,30 +137,56 @@ t "spamhaus hosts: test -f says they are gone" 1 \
 	"ls: 0 of 5 entries present \(probably\), 5 absent" -- \
 	test -f "$L/spamhaus_hosts.txt" ls
 
-# Prefixes: refused, the line named, nothing applied.
-t "spamhaus DROP: its first prefix refused, line 6" 2 \
-	"add: line 6: '192.0.2.0/24' is a network prefix.*nothing was applied" -- \
-	add -f "$L/spamhaus_drop.txt" ls
-want_items ls 11 "spamhaus DROP: nothing applied"
-t "spamhaus DROPv6: line 6" 2 \
-	"add: line 6: '2001:db8:1000::/36' is a network prefix" -- \
-	add -f "$L/spamhaus_dropv6.txt" ls
-t "spamhaus DROP, -skip-bad: no line left is an error" 2 \
-	"no line could be an entry of filter ls: nothing to do" -- \
-	-skip-bad add -f "$L/spamhaus_drop.txt" ls
-want_items ls 11 "spamhaus DROP, -skip-bad: nothing applied"
-t "firehol netset: line 23 (192.0.2.128/25)" 2 \
-	"add: line 23: '192.0.2.128/25' is a network prefix" -- \
-	add -f "$L/firehol.netset" l4
-want_items l4 7 "firehol netset: nothing applied"
-t "firehol netset, -skip-bad: 3 prefixes skipped" 0 \
-	"warning: 3 lines skipped" -- -skip-bad add -f "$L/firehol.netset" l4
-want_items l4 11 "firehol netset, -skip-bad: its 4 addresses added"
+# Prefixes: Spamhaus DROP and DROPv6, a FireHOL netset.
+t "spamhaus DROP: its 3 prefixes added" 0 "ls: 3 entries added" -- \
+	-v add -f "$L/spamhaus_drop.txt" ls
+t "spamhaus DROPv6: its 2 prefixes added" 0 "ls: 2 entries added" -- \
+	-v add -f "$L/spamhaus_dropv6.txt" ls
+want_items ls 16 "spamhaus: 16 items"
+t "spamhaus: show lists the lengths in use with their counts" 0 \
+	"^Prefixes: .*ip src/24: 1.*ip src/25: 1.*ip src/26: 1.*ip6 src/36: 1.*ip6 src/48: 1" -- \
+	show ls
+t "spamhaus: -j too" 0 '"prefixes":\[\{"family":"ip","src":24,"entries":1\}' -- \
+	-j show ls
+t "spamhaus: addresses inside the prefixes are in" 0 "7 of 7 entries present" -- \
+	test -f - ls <<<"192.0.2.200
+198.51.100.127
+203.0.113.64
+203.0.113.127
+2001:db8:1abc::1
+2001:db8:2000:0:ffff::1
+192.0.2.1"
+t "spamhaus: addresses just outside are not" 1 "0 of 4 entries present" -- \
+	test -f - ls <<<"198.51.100.128
+203.0.113.63
+2001:db8:3000::1
+2001:db8:2001::1"
+t "spamhaus: test of a prefix asks for that prefix" 0 "is in ls" -- \
+	test ls 192.0.2.0/24
+t "spamhaus: ... a longer one inside it is not in" 1 "is NOT in ls" -- \
+	test ls 192.0.2.0/25
+t "spamhaus: del of a prefix never added, of a length not in use: refused" 3 \
+	"entry is not in the filter" -- del ls 192.0.2.0/28
+t "spamhaus DROP: del -f" 0 "ls: 3 entries deleted" -- \
+	-v del -f "$L/spamhaus_drop.txt" ls
+t "spamhaus DROP: its lengths are gone, DROPv6's remain" 0 \
+	"^Prefixes: ip6 src/36: 1, ip6 src/48: 1$" -- show ls
+t "spamhaus DROP: an address it held passes again" 1 "is NOT in ls" -- \
+	test ls 192.0.2.200
+t "spamhaus DROPv6: del -f" 0 "" -- del -f "$L/spamhaus_dropv6.txt" ls
+cf show ls
+! grep -q "^Prefixes" <<<"$out"
+result $? "spamhaus: no prefix left, no Prefixes line"
+want_items ls 11 "spamhaus: 11 items again"
+t "firehol netset: its 4 addresses and 3 prefixes" 0 "l4: 7 entries added" -- \
+	-v add -f "$L/firehol.netset" l4
+t "firehol netset: an address in 198.51.100.64/26" 0 "is in l4" -- \
+	test l4 198.51.100.100
 t "firehol ipset: 6 addresses" 0 "l4: 6 entries added" -- \
 	-v add -f "$L/firehol_hosts.ipset" l4
-want_items l4 17 "firehol ipset: 17 items"
-t "del -f firehol netset -skip-bad: its 4 addresses deleted" 0 \
-	"l4: 4 entries deleted" -- -v -skip-bad del -f "$L/firehol.netset" l4
+want_items l4 20 "firehol: 20 items"
+t "del -f firehol netset" 0 "l4: 7 entries deleted" -- \
+	-v del -f "$L/firehol.netset" l4
 want_items l4 13 "del -f firehol netset: 13 items"
 
 # Bad lines.
@@ -185,9 +213,71 @@ t "-skip-bad without -f is refused" 2 "-skip-bad goes with -f FILE" -- \
 	-skip-bad add ls 192.0.2.99
 t "-skip-bad with restore is refused" 2 "-skip-bad is for add, del, test" -- \
 	-skip-bad restore -f "$L/corners.txt"
-t "a prefix on the command line is refused" 2 \
-	"'203.0.113.0/24' is a network prefix" -- add ls src 203.0.113.0/24
-want_items ls 14 "command line prefix: nothing applied"
+t "/0 is refused" 2 "a /0 prefix holds every address" -- add ls src 0.0.0.0/0
+want_items ls 14 "/0: nothing applied"
+
+# The bound: 32 combinations of lengths per family, the 33rd refused
+# with nothing applied.
+{
+	for d in $(seq 1 31); do echo "src 10.0.0.0/8 dst 0.0.0.0/$d"; done
+	echo "src 10.0.0.0/16 dst 0.0.0.0/1"
+} >"$dir/c32"
+echo "src 10.0.0.0/16 dst 0.0.0.0/2" >"$dir/c33"
+t "32 combinations of lengths" 0 "lsd: 32 entries added" -- \
+	-v add -f "$dir/c32" lsd
+t "a 33rd is refused, the batch undone" 3 \
+	"line 1: more than NF_CUCKOO_PREFIXES_MAX combinations of prefix lengths" -- \
+	add -f "$dir/c33" lsd
+want_items lsd 32 "the 33rd: nothing applied"
+cf -j show lsd
+[ "$(grep -o '"entries":1' <<<"$out" | wc -l)" = 32 ]
+result $? "-j lists the 32 combinations, 1 entry each"
+t "a 33rd in a batch with others: all undone" 3 "line 2: more than" -- \
+	add -f - lsd <<<"src 10.0.0.0/8 dst 0.0.0.0/1
+src 10.0.0.0/16 dst 0.0.0.0/3"
+want_items lsd 32 "... 32 items still"
+t "an address in a combination's prefixes" 0 "is in lsd" -- \
+	test lsd src 10.0.77.1 dst 127.0.0.1
+t "IPv6 combinations are counted apart" 0 "" -- \
+	add lsd src 2001:db8::/32 dst 2001:db8::/33
+t "full addresses are no combination" 0 "" -- add lsd 192.0.2.1 192.0.2.2
+t "a prefix on half the key, the other address whole" 0 "" -- \
+	add lsd src 2001:db8:77::/48 dst 2001:db8:8000::7
+t "... which matches that destination" 0 "is in lsd" -- \
+	test lsd src 2001:db8:77::9 dst 2001:db8:8000::7
+t "... and no other" 1 "is NOT in lsd" -- \
+	test lsd src 2001:db8:77::9 dst 2001:db8:8000::8
+
+# Save and restore carry the counts.
+cf save -f "$dir/lsd.save" lsd
+grep -qE "^create lsd .* prefixes (ip|ip6)/[0-9]+/[0-9]+=1(,(ip|ip6)/[0-9]+/[0-9]+=1){33} image " \
+	"$dir/lsd.save"
+result $? "save: the create line carries the 34 combinations"
+cf -j show lsd
+before=$(grep -o '"prefixes":\[[^]]*\]' <<<"$out")
+cf destroy lsd
+t "restore" 0 "" -- restore -f "$dir/lsd.save"
+cf -j show lsd
+[ -n "$before" ] && [ "$before" = "$(grep -o '"prefixes":\[[^]]*\]' <<<"$out")" ]
+result $? "restore: the same combinations and counts"
+t "restore: an address in a prefix is still found" 0 "is in lsd" -- \
+	test lsd src 10.0.77.1 dst 127.0.0.1
+t "restore: the bound still holds" 3 "more than NF_CUCKOO_PREFIXES_MAX" -- \
+	add -f "$dir/c33" lsd
+sed 's/ prefixes [^ ]*//' "$dir/lsd.save" >"$dir/lsd.noprefix"
+cf destroy lsd
+cf restore -f "$dir/lsd.noprefix"
+t "a save without its prefixes restores: full addresses are found" 0 \
+	"is in lsd" -- test lsd src 192.0.2.1 dst 192.0.2.2
+t "... but no address in a prefix" 1 "is NOT in lsd" -- \
+	test lsd src 10.0.77.1 dst 127.0.0.1
+cf destroy lsd
+sed 's| prefixes ip/8/1=1| prefixes ip/8/1=1,ip/8/1=2|' "$dir/lsd.save" >"$dir/lsd.dup"
+t "restore: a combination given twice is refused" 3 \
+	"prefix counts do not fit the filter" -- restore -f "$dir/lsd.dup"
+sed 's| prefixes ip/8/1=1| prefixes ip/40/1=1|' "$dir/lsd.save" >"$dir/lsd.bad"
+t "restore: a length past the address is refused" 3 \
+	"prefix counts do not fit the filter" -- restore -f "$dir/lsd.bad"
 
 # build: the same list, offline, then restored here.
 "$BUILD" build -f "$L/corners.txt" -o "$dir/b.img" lb key src \
@@ -200,12 +290,20 @@ t "build: its image restores" 0 "" -- restore -f "$dir/b.img"
 t "build: every address of the list is in it" 0 \
 	"lb: 11 of 11 entries present" -- test -f "$L/corners.txt" lb
 "$BUILD" build -f "$L/spamhaus_drop.txt" -o "$dir/d.img" ld2 key src \
+	fingerprint 32 >"$dir/b.out" 2>&1
+rc=$?
+out=$(cat "$dir/b.out")
+[ $rc = 0 ] && grep -q "^create ld2 .* prefixes ip/24/0=1,ip/25/0=1,ip/26/0=1 image" "$dir/d.img"
+result $? "build -f of prefixes: the image carries their lengths"
+t "build: the image of prefixes restores" 0 "" -- restore -f "$dir/d.img"
+t "build: an address in a prefix is in it" 0 "is in ld2" -- test ld2 203.0.113.99
+"$BUILD" build -f "$L/bad_hostbits.txt" -o "$dir/h.img" lh key src \
 	>"$dir/b.out" 2>&1
 rc=$?
 out=$(cat "$dir/b.out")
-[ $rc = 2 ] && grep -q "line 6: '192.0.2.0/24' is a network prefix" <<<"$out" &&
-	[ ! -e "$dir/d.img" ]
-result $? "build -f of prefixes: refused, line 6, no image"
+[ $rc = 2 ] && grep -q "line 2: '192.0.2.1/24' has address bits set" <<<"$out" &&
+	[ ! -e "$dir/h.img" ]
+result $? "build -f of a bad prefix: refused, line 2, no image"
 
-cf destroy ls ld l4 lsd lb
+cf destroy ls ld l4 lb ld2
 [ $failed = 0 ]

@@ -391,7 +391,7 @@ static void t_entry_check(void)
 	      strstr(err, "source address") != NULL, "addressless vs 5-tuple: %s", err);
 }
 
-/* A blocklist's lines: an address, comments, prefixes checked and refused. */
+/* A blocklist's lines: an address or a prefix, comments, bad lengths. */
 static void t_list_lines(void)
 {
 	struct keyspec src = { NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_FAMILY_INET, false };
@@ -437,21 +437,42 @@ static void t_list_lines(void)
 	      strstr(err, "src or dst alone"), "bare to src,dst: %s", err);
 
 	CHECK(!parse1("192.0.2.7/32", &e, err) && e.bare &&
-	      !memcmp(e.src, a, 4), "/32 is the address: %s", err);
+	      !memcmp(e.src, a, 4) && !e.src_plen, "/32 is the address: %s", err);
 	inet_pton(AF_INET6, "2001:db8::1", a);
 	CHECK(!parse1("2001:db8::1/128", &e, err) && !memcmp(e.src, a, 16) &&
-	      e.family == NF_CUCKOO_FAMILY_IPV6, "/128 is the address: %s", err);
+	      e.family == NF_CUCKOO_FAMILY_IPV6 && !e.src_plen,
+	      "/128 is the address: %s", err);
 	CHECK(!parse1("dst 2001:db8::1/128", &e, err) &&
 	      e.given == NF_CUCKOO_KEY_DST_ADDR, "dst ADDR/128: %s", err);
-	CHECK(parse1("1.10.16.0/20", &e, err) && strstr(err, "network prefix"),
-	      "a prefix is refused: %s", err);
-	CHECK(parse1("2001:db8::/32", &e, err) && strstr(err, "network prefix"),
-	      "an IPv6 prefix is refused: %s", err);
-	CHECK(parse1("0.0.0.0/0", &e, err) && strstr(err, "network prefix"),
+	CHECK(!parse1("1.10.16.0/20", &e, err) && e.bare && e.src_plen == 20 &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "a prefix: %s", err);
+	CHECK(!parse1("2001:db8::/32", &e, err) && e.src_plen == 32 &&
+	      e.family == NF_CUCKOO_FAMILY_IPV6, "an IPv6 prefix: %s", err);
+	CHECK(!parse1("src 2001:db8::/32 dst 198.51.100.7", &e, err) == 0 &&
+	      strstr(err, "IPv"), "prefix and address of two families: %s", err);
+	CHECK(!parse1("udp src 10.0.0.0/8 sport 53 dst 192.0.2.0/24 dport 1",
+		      &e, err) && e.src_plen == 8 && e.dst_plen == 24 &&
+	      e.sport == 53 && e.dport == 1, "prefixes with keywords: %s", err);
+	CHECK(parse1("0.0.0.0/0", &e, err) && strstr(err, "/0 prefix"),
 	      "/0 is refused: %s", err);
+	CHECK(parse1("::/0", &e, err) && strstr(err, "/0 prefix"),
+	      "::/0 is refused: %s", err);
+	parse1("1.10.16.0/20", &e, err);
+	CHECK(!entry_check(&e, &dst, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR && e.dst_plen == 20 &&
+	      !e.src_plen, "a bare prefix to a dst key: %s", err);
+	{
+		struct keyspec bi = { NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR,
+				      NF_CUCKOO_FAMILY_INET, true };
+
+		parse1("src 10.0.0.0/8 dst 192.0.2.1", &e, err);
+		CHECK(entry_check(&e, &bi, "f", err, ERRLEN) &&
+		      strstr(err, "bidirectional"), "prefix, bidirectional: %s",
+		      err);
+	}
 	CHECK(parse1("10.0.0.1/8", &e, err) && strstr(err, "bits set"),
 	      "host bits: %s", err);
-	CHECK(parse1("10.128.0.0/9", &e, err) && strstr(err, "network prefix"),
+	CHECK(!parse1("10.128.0.0/9", &e, err) && e.src_plen == 9,
 	      "/9, no host bits: %s", err);
 	CHECK(parse1("10.192.0.0/9", &e, err) && strstr(err, "bits set"),
 	      "/9, a host bit in the partial byte: %s", err);
@@ -486,6 +507,10 @@ static void t_entry_format(void)
 		"icmp 10.0.0.1 10.0.0.2",
 		"200 10.0.0.1 10.0.0.2",
 		"dst [2001:db8::2]:80",
+		"10.0.0.0/8",
+		"dst 2001:db8::/32",
+		"udp src 10.0.0.0/8 sport 53 dst 192.0.2.0/24 dport 1",
+		"tcp 10.0.0.0/8 192.0.2.1:80",
 	};
 	struct entry a, b;
 	char err[ERRLEN], buf[160];
