@@ -122,6 +122,7 @@ struct nfcf_hook_link {
  *		loaded and until removed (whether enabled or not)
  * @cf:		the cuckoo filter; set at creation, never replaced
  * @conf:	packet-path settings, RCU
+ * @px:		the combinations of prefix lengths in use, RCU; NULL: none
  * @stats:	per-CPU packet counters
  * @lock:	serialises writers, see above
  * @ref:	references; the last put frees after a grace period
@@ -134,11 +135,6 @@ struct nfcf_hook_link {
  * @load_off:	while loading: bytes of table received so far
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
- * @px:		the combinations of prefix lengths in use, RCU; NULL: none
- * @combo:	each family's combinations and their exact counts, under
- *		@lock; a combination whose count fell to 0 is retired at the
- *		end of the batch
- * @ncombo:	combinations of each family in @combo
  * @ks:		how keys are built (fixed)
  * @priority:	netfilter hook priority (fixed)
  * @hook:	enum nf_cuckoo_hook (fixed)
@@ -146,12 +142,18 @@ struct nfcf_hook_link {
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
  * @name:	unique in the namespace, NUL-terminated
+ * @combo:	each family's combinations and their exact counts, under
+ *		@lock; a combination whose count fell to 0 is retired at the
+ *		end of the batch.  Last: the packet path never reads it, and
+ *		the fields it reads stay on the cache lines they were on
+ * @ncombo:	combinations of each family in @combo
  */
 struct nfcf_filter {
 	struct list_head node;
 	struct nfcf_hook_link hl[2];
 	struct cuckoo_filter *cf;
 	struct nfcf_conf __rcu *conf;
+	struct nfcf_prefixes __rcu *px;
 	struct nfcf_pcpu_stats __percpu *stats;
 	struct mutex lock;	/* see the kernel-doc above */
 	refcount_t ref;
@@ -161,9 +163,6 @@ struct nfcf_filter {
 	u64 load_off;
 	u64 load_total;
 	u32 load_portid;
-	struct nfcf_prefixes __rcu *px;
-	struct nfcf_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
-	u8 ncombo[2];
 	struct nfcf_key_spec ks;
 	s32 priority;
 	u8 hook;
@@ -171,6 +170,9 @@ struct nfcf_filter {
 	bool load_aborted;	/* a failed load, about to be removed */
 	bool dead;
 	char name[NF_CUCKOO_NAME_MAXLEN];
+	/* Writers' only, after what the packet path reads. */
+	struct nfcf_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
+	u8 ncombo[2];
 };
 
 /**
