@@ -1994,7 +1994,8 @@ def batch_fail(r):
 class ModelWorker(Worker):
     """Private filters with exact expectations."""
 
-    PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere"]
+    PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere",
+              "prefix_length"]
 
     def request(self, cmd, name, body=b""):
         return self.one(genl(self.ctx.fid, C[cmd], F_REQUEST | F_ACK, 0,
@@ -2096,6 +2097,21 @@ class ModelWorker(Worker):
         self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents,
                                     pads={k: bytes(pad)}),
                          "padding set", {errno.EINVAL}, (k, WHY_MALFORMED))
+        return keep
+
+    def probe_prefix_length(self, name, keep, fams):
+        """A record whose source prefix length is past its address (33+
+        for IPv4, 129+ for IPv6) among valid entries: -ERANGE there,
+        whatever the filter's key, and nothing applied."""
+        rng = self.rng
+        ents = self.flows(rng.randrange(1, 300), fams)
+        k = rng.randrange(len(ents))
+        fam = dict(ents[k])["FAMILY"]
+        plen = rng.randrange(33 if fam == 1 else 129, 256)
+        self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents,
+                                    pads={k: bytes([plen, 0, 0])}),
+                         "prefix length %d" % plen, {errno.ERANGE},
+                         (k, WHY_MALFORMED))
         return keep
 
     def probe_absent(self, name, keep, fams):
