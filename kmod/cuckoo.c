@@ -911,6 +911,92 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 }
 
 /*
+ * The probes of cf_contains_any(): every bucket word is loaded before any
+ * is compared, so that the loads of all the keys are in flight together.
+ */
+static __always_inline bool cf_probe_many(const struct cuckoo_filter *cf,
+					  const struct cf_hash *h, u32 n,
+					  unsigned int f, unsigned int b)
+{
+	const u64 *t = cf->table;
+	u64 w1[CF_ANY_MAX], w2[CF_ANY_MAX], victim;
+	bool hit = false;
+	u32 k;
+
+	for (k = 0; k < n; k++) {
+		w1[k] = cf_bucket_bits(t, h[k].i1, f, b);
+		w2[k] = cf_bucket_bits(t, h[k].i2, f, b);
+	}
+	victim = CF_READ(cf->victim);
+	for (k = 0; k < n; k++) {
+		u64 fps = (u64)h[k].fp * cf->lane_ones;
+		bool in1 = cf_word_has_fps(w1[k], fps, f, b);
+		bool in2 = cf_word_has_fps(w2[k], fps, f, b);
+		bool in_victim = cf_victim_match(victim, &h[k]);
+
+		hit |= in1 | in2 | in_victim;
+	}
+	return hit;
+}
+
+static bool cf_probe_many_any(const struct cuckoo_filter *cf,
+			      const struct cf_hash *h, u32 n)
+{
+	bool hit = false;
+	u32 k;
+
+	switch (cf->layout) {
+	case CF_LAYOUT_F8_B4:
+		return cf_probe_many(cf, h, n, 8, 4);
+	case CF_LAYOUT_F12_B4:
+		return cf_probe_many(cf, h, n, 12, 4);
+	case CF_LAYOUT_F16_B4:
+		return cf_probe_many(cf, h, n, 16, 4);
+	default:
+		/* Buckets wider than a word, semi-sorted: one by one. */
+		for (k = 0; k < n; k++)
+			hit |= cf_probe_any(cf, &h[k]);
+		return hit;
+	}
+}
+
+/**
+ * cf_contains_any - is any of n keys (maybe) present?  See cuckoo.h.
+ * @cf:		the filter
+ * @keys:	n keys of @len bytes each, back to back
+ * @len:	bytes of a key
+ * @n:		1..CF_ANY_MAX keys (more are not looked at)
+ *
+ * One sequence snapshot covers the probes; a miss (or in semi-sorted
+ * buckets any answer) during a move is asked again key by key.
+ */
+bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
+		     u32 len, u32 n)
+{
+	struct cf_hash h[CF_ANY_MAX];
+	const u8 *p = keys;
+	bool hit;
+	u32 k, seq;
+
+	if (n > CF_ANY_MAX)
+		n = CF_ANY_MAX;
+	for (k = 0; k < n; k++)
+		cf_hash_key(cf, p + (u64)k * len, len, &h[k]);
+	seq = CF_READ(cf->seq);
+	cf_rmb();
+	hit = cf_probe_many_any(cf, h, n);
+	if (hit && !cf_semisorted(cf))
+		return true;
+	cf_rmb();
+	if (likely(!((seq & 1) | (CF_READ(cf->seq) ^ seq))))
+		return hit;
+	for (k = 0; k < n; k++)
+		if (cf_contains_hashed(cf, &h[k]))
+			return true;
+	return false;
+}
+
+/*
  * Batched lookups serve userspace (benchmarks, tests); the module asks one
  * key per packet and has no use for them, so it is built without.
  */

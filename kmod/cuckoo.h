@@ -66,7 +66,7 @@
  *
  * Concurrency.  One writer at a time: the caller serialises cf_add(),
  * cf_add_unique(), cf_delete(), cf_clear() and the import functions with
- * its own lock.  Any number of readers (cf_contains(), cf_contains_batch(),
+ * its own lock.  Any number of readers (cf_contains(), cf_contains_any(), cf_contains_batch(),
  * cf_count() and the other getters) run at the same time without a lock.
  * A reader never misses an item that was present for the whole of its
  * lookup: the writer moves fingerprints only inside a sequence-counter
@@ -195,6 +195,16 @@ int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len);
 void cf_clear(struct cuckoo_filter *cf);
 
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len);
+/*
+ * Is any of n <= CF_ANY_MAX keys of len bytes, back to back at keys,
+ * (maybe) present?  The keys are hashed, then the buckets of all of them
+ * read, then compared, so that their cache misses overlap: the packet
+ * path's lookup of one packet under several masks (prefixes).  The same
+ * reader contract as cf_contains().
+ */
+#define CF_ANY_MAX	8
+bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
+		     u32 len, u32 n);
 #ifndef __KERNEL__
 /* Userspace only: the module has no batched lookups. */
 u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,

@@ -59,6 +59,7 @@ static void nfcf_filter_free(struct nfcf_filter *f)
 {
 	if (f->cf)
 		cf_free(f->cf);
+	kfree(rcu_dereference_protected(f->px, true));
 	free_percpu(f->stats);
 	kfree(rcu_dereference_protected(f->conf, true));
 	mutex_destroy(&f->lock);
@@ -86,7 +87,7 @@ void nfcf_filter_put(struct nfcf_filter *f)
 static u64 nfcf_filter_charge(u64 core_bytes)
 {
 	return core_bytes + sizeof(struct nfcf_filter) +
-	       sizeof(struct nfcf_conf) +
+	       sizeof(struct nfcf_conf) + sizeof(struct nfcf_prefixes) +
 	       (u64)num_possible_cpus() * sizeof(struct nfcf_pcpu_stats);
 }
 
@@ -170,14 +171,162 @@ static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
 		return NF_CUCKOO_ENTRY_E_FULL;
 	case -ENOENT:
 		return NF_CUCKOO_ENTRY_E_NOENT;
+	case -EOVERFLOW:
+		return NF_CUCKOO_ENTRY_E_PREFIXES;
 	default:
 		return NF_CUCKOO_ENTRY_E_MALFORMED;
 	}
 }
 
+/*
+ * A key of full addresses is looked up as a packet's, prefixes included;
+ * a prefix entry's, alone.
+ */
 static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k)
 {
-	return cf_contains(f->cf, k, sizeof(*k));
+	bool in;
+
+	if (k->src_plen || k->dst_plen)
+		return cf_contains(f->cf, k, sizeof(*k));
+	rcu_read_lock();
+	in = nfcf_filter_lookup(f, k);
+	rcu_read_unlock();
+	return in;
+}
+
+/**
+ * nfcf_filter_lookup_px - nfcf_filter_lookup() with prefixes of the key's
+ *	family in use
+ * @f:	the filter
+ * @px:	its prefixes, rcu_dereference()d
+ * @k:	a finished key of full addresses
+ *
+ * The key as it is, then masked to each combination of its family, in
+ * groups of CF_ANY_MAX whose buckets are read together.
+ */
+bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
+			   const struct nfcf_prefixes *px,
+			   const struct nf_cuckoo_flow_key *k)
+{
+	struct nf_cuckoo_flow_key keys[CF_ANY_MAX];
+	unsigned int fi = NFCF_FAM_IDX(k->family), n = px->n[fi];
+	unsigned int i = 0, m = 1;
+
+	keys[0] = *k;
+	for (;;) {
+		for (; m < CF_ANY_MAX && i < n; m++, i++) {
+			keys[m] = *k;
+			nfcf_flowkey_prefix(&keys[m], px->plen[fi][i][0],
+					    px->plen[fi][i][1]);
+		}
+		if (cf_contains_any(f->cf, keys, sizeof(*k), m))
+			return true;
+		if (i == n)
+			return false;
+		m = 0;
+	}
+}
+
+/* Publish f->combo to the packet path; f->lock held. */
+static int nfcf_px_publish(struct nfcf_filter *f)
+{
+	struct nfcf_prefixes *old, *px = NULL;
+	unsigned int fi, i;
+
+	if (f->ncombo[0] || f->ncombo[1]) {
+		px = kzalloc(sizeof(*px), GFP_KERNEL_ACCOUNT);
+		if (!px)
+			return -ENOMEM;
+		for (fi = 0; fi < 2; fi++) {
+			px->n[fi] = f->ncombo[fi];
+			for (i = 0; i < f->ncombo[fi]; i++) {
+				px->plen[fi][i][0] = f->combo[fi][i].s;
+				px->plen[fi][i][1] = f->combo[fi][i].d;
+			}
+		}
+	}
+	old = rcu_dereference_protected(f->px, lockdep_is_held(&f->lock));
+	rcu_assign_pointer(f->px, px);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* The combination of a prefix key, or NULL. */
+static struct nfcf_combo *nfcf_combo_find(struct nfcf_filter *f,
+					  const struct nf_cuckoo_flow_key *k)
+{
+	unsigned int fi = NFCF_FAM_IDX(k->family), i;
+
+	for (i = 0; i < f->ncombo[fi]; i++)
+		if (f->combo[fi][i].s == k->src_plen &&
+		    f->combo[fi][i].d == k->dst_plen)
+			return &f->combo[fi][i];
+	return NULL;
+}
+
+/*
+ * The combination of a prefix key about to be added, made and published
+ * first if new.  -EOVERFLOW past NF_CUCKOO_PREFIXES_MAX, or -ENOMEM.
+ */
+static int nfcf_combo_get(struct nfcf_filter *f,
+			  const struct nf_cuckoo_flow_key *k,
+			  struct nfcf_combo **out)
+{
+	unsigned int fi = NFCF_FAM_IDX(k->family);
+	struct nfcf_combo *c = nfcf_combo_find(f, k);
+	int err;
+
+	if (c) {
+		*out = c;
+		return 0;
+	}
+	if (f->ncombo[fi] == NF_CUCKOO_PREFIXES_MAX)
+		return -EOVERFLOW;
+	c = &f->combo[fi][f->ncombo[fi]++];
+	*c = (struct nfcf_combo){ .s = k->src_plen, .d = k->dst_plen };
+	err = nfcf_px_publish(f);
+	if (err) {
+		f->ncombo[fi]--;
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Count a prefix key in (@delta 1) or out (-1); it has its combination. */
+static void nfcf_combo_count(struct nfcf_filter *f,
+			     const struct nf_cuckoo_flow_key *k, int delta)
+{
+	struct nfcf_combo *c;
+
+	if (!k->src_plen && !k->dst_plen)
+		return;
+	c = nfcf_combo_find(f, k);
+	if (!WARN_ON_ONCE(!c))
+		c->count += delta;
+}
+
+/*
+ * Retire the combinations whose count is 0, at the end of a batch: after
+ * their last entry left the table.  A failed publish leaves the packet
+ * path a few combinations too many, which costs probes, not answers.
+ */
+static void nfcf_combo_retire(struct nfcf_filter *f)
+{
+	unsigned int fi, i, j;
+	bool changed = false;
+
+	for (fi = 0; fi < 2; fi++) {
+		for (i = j = 0; i < f->ncombo[fi]; i++) {
+			if (f->combo[fi][i].count)
+				f->combo[fi][j++] = f->combo[fi][i];
+		}
+		changed |= j != f->ncombo[fi];
+		f->ncombo[fi] = j;
+	}
+	if (changed)
+		nfcf_px_publish(f);
 }
 
 /*
@@ -201,6 +350,7 @@ static int nfcf_batch_undo(struct nfcf_filter *f, const struct nf_cuckoo_flow_ke
 			err = -EUCLEAN;
 			continue;
 		}
+		nfcf_combo_count(f, &keys[i], readd ? 1 : -1);
 		__clear_bit(i, applied);
 		res->done--;
 	}
@@ -236,22 +386,42 @@ static int nfcf_batch_fail(struct nfcf_filter *f, const struct nf_cuckoo_flow_ke
 /*
  * One entry of a batch: 1 if skipped, 0 if applied, or the error.  Under
  * the writer's lock nothing moves, so a key that cf_delete() does not find
- * is absent, and cf_add_unique() asks and adds with one hash.
+ * is absent, and cf_add_unique() asks and adds with one hash.  A prefix
+ * key is counted in its combination: a delete of a combination that counts
+ * no entry is refused without asking the table (a count never goes below
+ * zero), an add of a new one publishes it first.
  */
 static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
 			  u32 flags, bool del)
 {
+	bool prefix = k->src_plen || k->dst_plen;
+	struct nfcf_combo *c = NULL;
 	int err;
 
 	if (del) {
-		err = cf_delete(f->cf, k, sizeof(*k));
+		if (prefix)
+			c = nfcf_combo_find(f, k);
+		if (prefix && (!c || !c->count))
+			err = -ENOENT;
+		else
+			err = cf_delete(f->cf, k, sizeof(*k));
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
+		if (!err && c)
+			c->count--;
 		return err;
 	}
+	if (prefix) {
+		err = nfcf_combo_get(f, k, &c);
+		if (err)
+			return err;
+	}
 	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
-		return cf_add(f->cf, k, sizeof(*k));
-	err = cf_add_unique(f->cf, k, sizeof(*k));
+		err = cf_add(f->cf, k, sizeof(*k));
+	else
+		err = cf_add_unique(f->cf, k, sizeof(*k));
+	if (!err && c)
+		c->count++;
 	return err == -EEXIST ? 1 : err;
 }
 
@@ -296,6 +466,7 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 		if (!(i % NFCF_RESCHED_EVERY))
 			cond_resched();
 	}
+	nfcf_combo_retire(f);
 	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return err;
@@ -338,9 +509,86 @@ int nfcf_filter_flush(struct nfcf_filter *f)
 	if (err)
 		return err;
 	cf_clear(f->cf);
+	f->ncombo[0] = 0;
+	f->ncombo[1] = 0;
+	/* No memory to publish nothing: NULL. */
+	nfcf_px_publish(f);
 	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return 0;
+}
+
+/**
+ * nfcf_filter_prefixes - the combinations of prefix lengths in use
+ * @f:		the filter
+ * @out:	room for 2 * NF_CUCKOO_PREFIXES_MAX records
+ *
+ * Return: how many were written.
+ */
+u32 nfcf_filter_prefixes(struct nfcf_filter *f,
+			 struct nf_cuckoo_prefix_count *out)
+{
+	u32 n;
+
+	mutex_lock(&f->lock);
+	n = __nfcf_filter_prefixes(f, out);
+	mutex_unlock(&f->lock);
+	return n;
+}
+
+/* nfcf_filter_prefixes() with f->lock held. */
+u32 __nfcf_filter_prefixes(struct nfcf_filter *f,
+			   struct nf_cuckoo_prefix_count *out)
+{
+	unsigned int fi, i;
+	u32 n = 0;
+
+	lockdep_assert_held(&f->lock);
+	for (fi = 0; fi < 2; fi++) {
+		for (i = 0; i < f->ncombo[fi]; i++) {
+			const struct nfcf_combo *c = &f->combo[fi][i];
+
+			if (!c->count)
+				continue;
+			out[n++] = (struct nf_cuckoo_prefix_count){
+				.family = fi ? NF_CUCKOO_FAMILY_IPV6 :
+					       NF_CUCKOO_FAMILY_IPV4,
+				.src_plen = c->s,
+				.dst_plen = c->d,
+				.count = c->count,
+			};
+		}
+	}
+	return n;
+}
+
+/**
+ * nfcf_filter_load_prefixes - the counts of a restored filter
+ * @f:		a loading filter, invisible to the packet path
+ * @pc:		@n records, checked by the caller (families, lengths,
+ *		bound, no duplicate, counts >= 1)
+ * @n:		how many
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int nfcf_filter_load_prefixes(struct nfcf_filter *f,
+			      const struct nf_cuckoo_prefix_count *pc, u32 n)
+{
+	unsigned int fi;
+	u32 i;
+	int err;
+
+	mutex_lock(&f->lock);
+	for (i = 0; i < n; i++) {
+		fi = NFCF_FAM_IDX(pc[i].family);
+		f->combo[fi][f->ncombo[fi]++] = (struct nfcf_combo){
+			.s = pc[i].src_plen, .d = pc[i].dst_plen,
+			.count = pc[i].count,
+		};
+	}
+	err = nfcf_px_publish(f);
+	mutex_unlock(&f->lock);
+	return err;
 }
 
 /* Publish a copy of @f's conf with the fields @what of @val; f->lock held. */

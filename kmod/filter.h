@@ -71,6 +71,38 @@ struct nfcf_pkt_stats {
 	u64 marked;
 };
 
+/* The index of a family's prefix combinations: IPv4 0, IPv6 1. */
+#define NFCF_FAM_IDX(family)	((family) == NF_CUCKOO_FAMILY_IPV6)
+
+/**
+ * struct nfcf_prefixes - the combinations of prefix lengths a filter
+ *	holds entries of, as the packet path reads them
+ * @rcu:	to free a replaced copy
+ * @n:		combinations of each family ([0] IPv4, [1] IPv6)
+ * @plen:	(source, destination) lengths of each; 0 is an address whole,
+ *		and (0, 0) is never one of them (always looked up)
+ *
+ * Never changed in place: a new copy is published (rcu_assign_pointer())
+ * before the first entry of a new combination is added, and after the
+ * last entry of one is deleted, so a reader never misses an entry
+ * because of its prefix.
+ */
+struct nfcf_prefixes {
+	struct rcu_head rcu;
+	u8 n[2];
+	u8 plen[2][NF_CUCKOO_PREFIXES_MAX][2];
+};
+
+/**
+ * struct nfcf_combo - a combination of prefix lengths and how many entries
+ *	of it the filter holds (the writer's, under the filter's lock)
+ */
+struct nfcf_combo {
+	u32 count;
+	u8 s;
+	u8 d;
+};
+
 /**
  * struct nfcf_hook_link - a filter's place on a hook entry's list (hook.c)
  * @node:	on the entry's RCU list, under the namespace's lock
@@ -90,6 +122,7 @@ struct nfcf_hook_link {
  *		loaded and until removed (whether enabled or not)
  * @cf:		the cuckoo filter; set at creation, never replaced
  * @conf:	packet-path settings, RCU
+ * @px:		the combinations of prefix lengths in use, RCU; NULL: none
  * @stats:	per-CPU packet counters
  * @lock:	serialises writers, see above
  * @ref:	references; the last put frees after a grace period
@@ -109,12 +142,18 @@ struct nfcf_hook_link {
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
  * @name:	unique in the namespace, NUL-terminated
+ * @combo:	each family's combinations and their exact counts, under
+ *		@lock; a combination whose count fell to 0 is retired at the
+ *		end of the batch.  Last: the packet path never reads it, and
+ *		the fields it reads stay on the cache lines they were on
+ * @ncombo:	combinations of each family in @combo
  */
 struct nfcf_filter {
 	struct list_head node;
 	struct nfcf_hook_link hl[2];
 	struct cuckoo_filter *cf;
 	struct nfcf_conf __rcu *conf;
+	struct nfcf_prefixes __rcu *px;
 	struct nfcf_pcpu_stats __percpu *stats;
 	struct mutex lock;	/* see the kernel-doc above */
 	refcount_t ref;
@@ -131,6 +170,9 @@ struct nfcf_filter {
 	bool load_aborted;	/* a failed load, about to be removed */
 	bool dead;
 	char name[NF_CUCKOO_NAME_MAXLEN];
+	/* Writers' only, after what the packet path reads. */
+	struct nfcf_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
+	u8 ncombo[2];
 };
 
 /**
@@ -186,6 +228,33 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, unsigned long *hits, struct nfcf_batch_result *res);
 int nfcf_filter_flush(struct nfcf_filter *f);
+u32 nfcf_filter_prefixes(struct nfcf_filter *f,
+			 struct nf_cuckoo_prefix_count *out);
+u32 __nfcf_filter_prefixes(struct nfcf_filter *f,
+			   struct nf_cuckoo_prefix_count *out);
+int nfcf_filter_load_prefixes(struct nfcf_filter *f,
+			      const struct nf_cuckoo_prefix_count *pc, u32 n);
+bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
+			   const struct nfcf_prefixes *px,
+			   const struct nf_cuckoo_flow_key *k);
+
+/**
+ * nfcf_filter_lookup - is a finished key of full addresses, or a prefix
+ *	holding them, (probably) in the filter?  Under rcu_read_lock().
+ * @f:	the filter
+ * @k:	the key
+ *
+ * Without prefixes of the key's family, one cf_contains(), as ever.
+ */
+static inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
+				      const struct nf_cuckoo_flow_key *k)
+{
+	const struct nfcf_prefixes *px = rcu_dereference(f->px);
+
+	if (likely(!px) || !k->family || !px->n[NFCF_FAM_IDX(k->family)])
+		return cf_contains(f->cf, k, sizeof(*k));
+	return nfcf_filter_lookup_px(f, px, k);
+}
 
 /* Which fields of a struct nfcf_conf nfcf_filter_update_conf() takes. */
 #define NFCF_CONF_ACTION		BIT(0)
@@ -219,16 +288,17 @@ static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
  * @conf:	rcu_dereference(f->conf), already checked to be enabled
  * @k:		the packet's key, fields filled in; finished here
  *
- * Lockless: cf_contains() follows the core's reader contract.
- * Return: true if the packet matches (is in the filter, or with invert
- * is not).  Count it with nfcf_filter_count().
+ * Lockless: the core's reader contract, and RCU for the prefixes.
+ * Return: true if the packet matches (is in the filter, or a prefix
+ * holding its addresses is, or with invert neither).  Count it with
+ * nfcf_filter_count().
  */
 static inline bool nfcf_filter_match(const struct nfcf_filter *f,
 				     const struct nfcf_conf *conf,
 				     struct nf_cuckoo_flow_key *k)
 {
 	nfcf_flowkey_finish(k, &f->ks);
-	return cf_contains(f->cf, k, sizeof(*k)) != conf->invert;
+	return nfcf_filter_lookup(f, k) != conf->invert;
 }
 
 /**

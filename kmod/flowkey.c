@@ -31,6 +31,8 @@ static const struct nla_policy nfcf_entry_policy[NF_CUCKOO_ENTRY_A_MAX + 1] = {
 	[NF_CUCKOO_ENTRY_A_SPORT] = { .type = NLA_BE16 },
 	[NF_CUCKOO_ENTRY_A_DPORT] = { .type = NLA_BE16 },
 	[NF_CUCKOO_ENTRY_A_PROTO] = { .type = NLA_U8 },
+	[NF_CUCKOO_ENTRY_A_SRC_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[NF_CUCKOO_ENTRY_A_DST_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
 };
 
 /**
@@ -140,6 +142,73 @@ static int nfcf_entry_check(struct nlattr **tb, const struct nlattr *entry,
 	return 0;
 }
 
+static u8 nfcf_u8_or0(const struct nlattr *a)
+{
+	return a ? nla_get_u8(a) : 0;
+}
+
+/*
+ * One address's prefix length @plen (0 or the full length: the address
+ * whole), the address at @addr and the family in @k: checked, and put in
+ * *@out (0 for the full length).  @at: what an error points at.
+ */
+static int nfcf_entry_plen(const struct nf_cuckoo_flow_key *k,
+			   const __be32 *addr, u8 *out, unsigned int plen,
+			   u32 field, const struct nfcf_key_spec *ks,
+			   const struct nlattr *at,
+			   struct netlink_ext_ack *extack)
+{
+	unsigned int bits = nfcf_addr_bits(k->family);
+	__be32 m[4];
+
+	*out = 0;
+	if (!plen || plen == bits)
+		return 0;
+	if (plen > bits) {
+		NL_SET_ERR_MSG_ATTR(extack, at,
+				    "prefix length past the end of the address (IPv4: 32, IPv6: 128)");
+		return -ERANGE;
+	}
+	if (!(ks->fields & field)) {
+		NL_SET_ERR_MSG_ATTR(extack, at,
+				    "prefix length on an address the filter's key does not hold");
+		return -EINVAL;
+	}
+	if (ks->bidir) {
+		NL_SET_ERR_MSG_ATTR(extack, at,
+				    "a bidirectional filter holds no prefixes");
+		return -EINVAL;
+	}
+	memcpy(m, addr, sizeof(m));
+	nfcf_addr_mask(m, plen);
+	if (memcmp(m, addr, sizeof(m))) {
+		NL_SET_ERR_MSG_ATTR(extack, at,
+				    "address has bits set past its prefix length");
+		return -EINVAL;
+	}
+	*out = plen;
+	return 0;
+}
+
+/* Both prefix lengths of an entry whose addresses and family are in @k. */
+static int nfcf_entry_prefix(struct nf_cuckoo_flow_key *k, unsigned int s,
+			     unsigned int d, const struct nfcf_key_spec *ks,
+			     const struct nlattr *sat, const struct nlattr *dat,
+			     enum nf_cuckoo_entry_err *why,
+			     struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = nfcf_entry_plen(k, k->src, &k->src_plen, s,
+			      NF_CUCKOO_KEY_SRC_ADDR, ks, sat, extack);
+	if (!err)
+		err = nfcf_entry_plen(k, k->dst, &k->dst_plen, d,
+				      NF_CUCKOO_KEY_DST_ADDR, ks, dat, extack);
+	if (err)
+		*why = NF_CUCKOO_ENTRY_E_MALFORMED;
+	return err;
+}
+
 /**
  * nfcf_flowkey_from_entry - build a filter's key from one NF_CUCKOO_A_ENTRY
  * @k:		the key, filled in and finished (masked, normalised)
@@ -184,6 +253,12 @@ int nfcf_flowkey_from_entry(struct nf_cuckoo_flow_key *k, const struct nlattr *e
 		k->dport = nla_get_be16(tb[NF_CUCKOO_ENTRY_A_DPORT]);
 	if (tb[NF_CUCKOO_ENTRY_A_PROTO])
 		k->proto = nla_get_u8(tb[NF_CUCKOO_ENTRY_A_PROTO]);
+	err = nfcf_entry_prefix(k, nfcf_u8_or0(tb[NF_CUCKOO_ENTRY_A_SRC_PLEN]),
+				nfcf_u8_or0(tb[NF_CUCKOO_ENTRY_A_DST_PLEN]),
+				ks, tb[NF_CUCKOO_ENTRY_A_SRC_PLEN],
+				tb[NF_CUCKOO_ENTRY_A_DST_PLEN], why, extack);
+	if (err)
+		return err;
 	nfcf_flowkey_finish(k, ks);
 	return 0;
 }
@@ -230,7 +305,8 @@ u32 nfcf_attr_entries(const struct nlattr *attr)
  * @why:	set to the reason on failure, NF_CUCKOO_ENTRY_E_NONE on success
  * @extack:	says what was wrong and points at @attr
  *
- * Return: 0, -EINVAL (padding not zero) or -EAFNOSUPPORT.
+ * Return: 0, -EINVAL (padding not zero, a bad prefix), -ERANGE (a prefix
+ * length past the address) or -EAFNOSUPPORT.
  */
 int nfcf_flowkey_from_packed(struct nf_cuckoo_flow_key *k, const struct nlattr *attr,
 			     u32 idx, const struct nfcf_key_spec *ks,
@@ -238,7 +314,8 @@ int nfcf_flowkey_from_packed(struct nf_cuckoo_flow_key *k, const struct nlattr *
 			     struct netlink_ext_ack *extack)
 {
 	u8 family = nfcf_packed_family(attr);
-	const u8 *pad;
+	u8 pad, s, d;
+	int err;
 
 	if (!(family & ks->families)) {
 		*why = NF_CUCKOO_ENTRY_E_FAMILY;
@@ -256,6 +333,8 @@ int nfcf_flowkey_from_packed(struct nf_cuckoo_flow_key *k, const struct nlattr *
 		k->sport = e->sport;
 		k->dport = e->dport;
 		k->proto = e->proto;
+		s = e->src_plen;
+		d = e->dst_plen;
 		pad = e->pad;
 	} else {
 		const struct nf_cuckoo_entry_ipv6 *e = nla_data(attr);
@@ -266,15 +345,20 @@ int nfcf_flowkey_from_packed(struct nf_cuckoo_flow_key *k, const struct nlattr *
 		k->sport = e->sport;
 		k->dport = e->dport;
 		k->proto = e->proto;
+		s = e->src_plen;
+		d = e->dst_plen;
 		pad = e->pad;
 	}
-	if (pad[0] | pad[1] | pad[2]) {
+	if (pad) {
 		*why = NF_CUCKOO_ENTRY_E_MALFORMED;
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "packed entry's padding is not zero");
 		return -EINVAL;
 	}
 	k->family = family;
+	err = nfcf_entry_prefix(k, s, d, ks, attr, attr, why, extack);
+	if (err)
+		return err;
 	nfcf_flowkey_finish(k, ks);
 	*why = NF_CUCKOO_ENTRY_E_NONE;
 	return 0;

@@ -53,6 +53,7 @@ static inline void nfcf_flowkey_swap(struct nf_cuckoo_flow_key *k)
 {
 	__be32 a[4];
 	__be16 p;
+	u8 l;
 
 	memcpy(a, k->src, sizeof(a));
 	memcpy(k->src, k->dst, sizeof(a));
@@ -60,6 +61,42 @@ static inline void nfcf_flowkey_swap(struct nf_cuckoo_flow_key *k)
 	p = k->sport;
 	k->sport = k->dport;
 	k->dport = p;
+	l = k->src_plen;
+	k->src_plen = k->dst_plen;
+	k->dst_plen = l;
+}
+
+/* Bits of an address of @family (NF_CUCKOO_FAMILY_IPV4 or _IPV6). */
+static inline unsigned int nfcf_addr_bits(u8 family)
+{
+	return family == NF_CUCKOO_FAMILY_IPV4 ? 32 : 128;
+}
+
+/* Keep the first @plen bits of address @a (IPv4 in a[0]), zero the rest. */
+static inline void nfcf_addr_mask(__be32 *a, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++, plen = plen > 32 ? plen - 32 : 0) {
+		if (plen >= 32)
+			continue;
+		a[i] &= plen ? htonl(~0U << (32 - plen)) : 0;
+	}
+}
+
+/*
+ * A finished key of full addresses, masked to prefix lengths @s and @d
+ * (0: the address whole): the key of a prefix entry that would hold it.
+ */
+static inline void nfcf_flowkey_prefix(struct nf_cuckoo_flow_key *k, u8 s,
+				       u8 d)
+{
+	if (s)
+		nfcf_addr_mask(k->src, s);
+	if (d)
+		nfcf_addr_mask(k->dst, d);
+	k->src_plen = s;
+	k->dst_plen = d;
 }
 
 /**
@@ -70,18 +107,24 @@ static inline void nfcf_flowkey_swap(struct nf_cuckoo_flow_key *k)
  *
  * The one place that decides what a filter's key holds: entries and
  * packets both go through it, so they hash alike.  Fields outside
- * @ks->fields and the padding are zeroed, the family too when no address
- * is keyed; a bidirectional key then gets its endpoints in canonical order.
+ * @ks->fields are zeroed (a prefix length with its address), the family
+ * too when no address is keyed; a bidirectional key then gets its
+ * endpoints in canonical order.  The prefix lengths of an entry were
+ * checked (nfcf_entry_prefix()): none on a bidirectional filter.
  */
 static inline void nfcf_flowkey_finish(struct nf_cuckoo_flow_key *k,
 				       const struct nfcf_key_spec *ks)
 {
 	u32 f = ks->fields;
 
-	if (!(f & NF_CUCKOO_KEY_SRC_ADDR))
+	if (!(f & NF_CUCKOO_KEY_SRC_ADDR)) {
 		memset(k->src, 0, sizeof(k->src));
-	if (!(f & NF_CUCKOO_KEY_DST_ADDR))
+		k->src_plen = 0;
+	}
+	if (!(f & NF_CUCKOO_KEY_DST_ADDR)) {
 		memset(k->dst, 0, sizeof(k->dst));
+		k->dst_plen = 0;
+	}
 	if (!(f & NFCF_KEY_ADDRS))
 		k->family = 0;
 	if (!(f & NF_CUCKOO_KEY_SRC_PORT))
@@ -90,8 +133,6 @@ static inline void nfcf_flowkey_finish(struct nf_cuckoo_flow_key *k,
 		k->dport = 0;
 	if (!(f & NF_CUCKOO_KEY_PROTO))
 		k->proto = 0;
-	k->pad[0] = 0;
-	k->pad[1] = 0;
 	if (ks->bidir && nfcf_flowkey_reversed(k))
 		nfcf_flowkey_swap(k);
 }

@@ -140,11 +140,29 @@ static const struct nla_policy nfcf_test_policy[NF_CUCKOO_A_MAX + 1] = {
 	NFCF_ENTRIES_POLICY,
 };
 
+static int nfcf_validate_prefixes(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	if (!nla_len(attr) ||
+	    nla_len(attr) % sizeof(struct nf_cuckoo_prefix_count)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "prefixes must be a non-empty array of whole records");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define NFCF_PREFIXES_BYTES \
+	(2 * NF_CUCKOO_PREFIXES_MAX * sizeof(struct nf_cuckoo_prefix_count))
+
 static const struct nla_policy nfcf_load_begin_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 	NFCF_PACKET_POLICY,
 	[NF_CUCKOO_A_IMAGE_HEADER] = { .type = NLA_BINARY,
 				 .len = NF_CUCKOO_IMAGE_HEADER_MAXLEN },
+	[NF_CUCKOO_A_PREFIXES] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+							nfcf_validate_prefixes,
+							NFCF_PREFIXES_BYTES),
 };
 
 static const struct nla_policy nfcf_load_chunk_policy[NF_CUCKOO_A_MAX + 1] = {
@@ -380,7 +398,24 @@ static int nfcf_put_conf(struct sk_buff *skb, struct nfcf_filter *f)
 	return err ? -EMSGSIZE : 0;
 }
 
-/* A filter's description, without the seed; STATS if @stats. */
+/* The combinations of prefix lengths in use, if any; @locked: f->lock held. */
+static int nfcf_put_prefixes(struct sk_buff *skb, struct nfcf_filter *f,
+			     bool locked)
+{
+	struct nf_cuckoo_prefix_count pc[2 * NF_CUCKOO_PREFIXES_MAX];
+	u32 n = locked ? __nfcf_filter_prefixes(f, pc) :
+			 nfcf_filter_prefixes(f, pc);
+
+	if (!n)
+		return 0;
+	return nla_put(skb, NF_CUCKOO_A_PREFIXES, n * sizeof(pc[0]), pc) ?
+	       -EMSGSIZE : 0;
+}
+
+/*
+ * A filter's description, without the seed; STATS if @stats (a GET), else
+ * (a SAVE) with f->lock held.
+ */
 static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 			   bool stats)
 {
@@ -400,7 +435,7 @@ static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
-	    nfcf_put_conf(skb, f))
+	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, !stats))
 		return -EMSGSIZE;
 	return stats ? nfcf_put_stats(skb, f) : 0;
 }
@@ -816,6 +851,12 @@ static void nfcf_batch_errmsg(struct nfcf_batch *b, struct genl_info *info,
 	else if (b->res.why == NF_CUCKOO_ENTRY_E_NOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "entry is not in the filter: batch undone");
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_PREFIXES)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "more than NF_CUCKOO_PREFIXES_MAX combinations of prefix lengths of the entry's family: batch undone");
+	else if (err == -ENOMEM)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "out of memory: batch undone");
 	else if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
 }
@@ -1006,10 +1047,54 @@ static int nfcf_dump_save_done(struct netlink_callback *cb)
 
 /* Restore */
 
+/* One record of a restore's PREFIXES, against the filter's key. */
+static bool nfcf_prefix_ok(const struct nf_cuckoo_prefix_count *pc,
+			   const struct nfcf_key_spec *ks)
+{
+	unsigned int bits;
+
+	if (pc->family != NF_CUCKOO_FAMILY_IPV4 &&
+	    pc->family != NF_CUCKOO_FAMILY_IPV6)
+		return false;
+	bits = nfcf_addr_bits(pc->family);
+	return (pc->family & ks->families) && !ks->bidir && !pc->pad &&
+	       pc->count && (pc->src_plen || pc->dst_plen) &&
+	       pc->src_plen < bits && pc->dst_plen < bits &&
+	       (!pc->src_plen || (ks->fields & NF_CUCKOO_KEY_SRC_ADDR)) &&
+	       (!pc->dst_plen || (ks->fields & NF_CUCKOO_KEY_DST_ADDR));
+}
+
+/* A restore's PREFIXES: each a combination, none twice, the bound kept. */
+static int nfcf_check_prefixes(const struct nlattr *a,
+			       const struct nfcf_key_spec *ks,
+			       struct netlink_ext_ack *extack)
+{
+	const struct nf_cuckoo_prefix_count *pc = nla_data(a);
+	u32 n = nla_len(a) / sizeof(*pc), i, j, per[2] = { 0, 0 };
+
+	for (i = 0; i < n; i++) {
+		if (!nfcf_prefix_ok(&pc[i], ks))
+			goto bad;
+		if (++per[NFCF_FAM_IDX(pc[i].family)] > NF_CUCKOO_PREFIXES_MAX)
+			goto bad;
+		for (j = 0; j < i; j++)
+			if (pc[j].family == pc[i].family &&
+			    pc[j].src_plen == pc[i].src_plen &&
+			    pc[j].dst_plen == pc[i].dst_plen)
+				goto bad;
+	}
+	return 0;
+bad:
+	NL_SET_ERR_MSG_ATTR(extack, a,
+			    "prefix counts do not fit the filter: a combination of lengths its key, family or bound refuses, given twice, or counting 0");
+	return -EINVAL;
+}
+
 static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
 	const struct nlattr *ha = info->attrs[NF_CUCKOO_A_IMAGE_HEADER];
+	const struct nlattr *pa;
 	struct nfcf_filter_cfg cfg = {};
 	struct nfcf_filter *f;
 	struct cf_params p;
@@ -1051,9 +1136,22 @@ static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 		return -EDQUOT;
 	}
+	pa = info->attrs[NF_CUCKOO_A_PREFIXES];
+	if (pa) {
+		err = nfcf_check_prefixes(pa, &cfg.ks, info->extack);
+		if (err)
+			return err;
+	}
 	f = nfcf_filter_prepare(&cfg, bytes);
 	if (!f) {
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		return -ENOMEM;
+	}
+	/* Before the filter is in the table: nobody else sees it yet. */
+	if (pa && nfcf_filter_load_prefixes(f, nla_data(pa),
+					    nla_len(pa) / sizeof(struct nf_cuckoo_prefix_count))) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		nfcf_filter_put(f);
 		return -ENOMEM;
 	}
 	return nfcf_new_filter(nn, f, &p, &img, info);

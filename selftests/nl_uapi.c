@@ -185,7 +185,7 @@ static void put_packed4(struct req *r, uint32_t from, uint32_t to,
 		e[i - from].sport = htons(1000 + (i & 0xfff));
 		e[i - from].dport = htons(53);
 		e[i - from].proto = 17;
-		e[i - from].pad[2] = i == bad_pad;
+		e[i - from].pad = i == bad_pad;
 	}
 	put(r, NF_CUCKOO_A_ENTRIES_IPV4, e, (uint16_t)((to - from) * sizeof(e[0])));
 }
@@ -721,6 +721,106 @@ TEST_F(nfc, batch_malformed_entry_applies_nothing)
 	EXPECT_EQ(0, self->rp.done);
 	EXPECT_NE(0, self->rp.ext[0]);
 	EXPECT_EQ(0, nfcf_items(&self->s, "x"));
+}
+
+/* An IPv4 entry of two prefixes (a length of 0: no attribute). */
+static void put_prefix4(struct req *r, uint32_t src, uint8_t splen,
+			uint32_t dst, uint8_t dplen)
+{
+	src = htonl(src);
+	dst = htonl(dst);
+	nest_start(r, NF_CUCKOO_A_ENTRY);
+	put_u8(r, NF_CUCKOO_ENTRY_A_FAMILY, NF_CUCKOO_FAMILY_IPV4);
+	put(r, NF_CUCKOO_ENTRY_A_SRC, &src, 4);
+	put(r, NF_CUCKOO_ENTRY_A_DST, &dst, 4);
+	if (splen)
+		put_u8(r, NF_CUCKOO_ENTRY_A_SRC_PLEN, splen);
+	if (dplen)
+		put_u8(r, NF_CUCKOO_ENTRY_A_DST_PLEN, dplen);
+	nest_end(r);
+}
+
+static int prefix_batch(struct nls *s, uint8_t cmd, uint32_t src,
+			uint8_t splen, uint32_t dst, uint8_t dplen,
+			struct reply *rp)
+{
+	struct req r;
+
+	req_init(&r, s->fam, NLM_F_ACK, cmd);
+	put_str(&r, NF_CUCKOO_A_NAME, "p");
+	put_prefix4(&r, src, splen, dst, dplen);
+	return transact(s, &r, rp);
+}
+
+TEST_F(nfc, nested_prefixes)
+{
+	const uint32_t net10 = 0x0a000000, b = 0xc0000201;
+	struct req r;
+	uint8_t d;
+
+	ASSERT_EQ(0, nfcf_new(&self->s, "p", NF_CUCKOO_FAMILY_INET,
+			      NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR,
+			      &self->rp));
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, net10, 8,
+				  b, 0, &self->rp));
+	/* An address in 10/8, to b: in; outside: not; /32 is the address. */
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES,
+				  0x0a010203, 0, b, 32, &self->rp));
+	EXPECT_EQ(1, self->rp.hits);
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES,
+				  0x0b000001, 0, b, 0, &self->rp));
+	EXPECT_EQ(0, self->rp.hits);
+	/* A prefix tests as itself: 10/8 in, 10/9 not. */
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES,
+				  net10, 8, b, 0, &self->rp));
+	EXPECT_EQ(1, self->rp.hits);
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_TEST_ENTRIES,
+				  net10, 9, b, 0, &self->rp));
+	EXPECT_EQ(0, self->rp.hits);
+
+	/* Bad lengths and addresses: refused, the attribute named. */
+	EXPECT_EQ(-ERANGE, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES,
+					net10, 33, b, 0, &self->rp));
+	EXPECT_NE(NULL, strstr(self->rp.ext, "past the end"));
+	EXPECT_NE(0, self->rp.ext_offs);
+	EXPECT_EQ(-ERANGE, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES,
+					net10, 200, b, 0, &self->rp));
+	EXPECT_EQ(-EINVAL, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES,
+					0x0a000001, 8, b, 0, &self->rp));
+	EXPECT_NE(NULL, strstr(self->rp.ext, "bits set"));
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_MALFORMED, self->rp.fail_reason);
+	/* A delete of a length not in use: refused, the table not asked. */
+	EXPECT_EQ(-ENOENT, prefix_batch(&self->s, NF_CUCKOO_CMD_DEL_ENTRIES,
+					net10, 12, b, 0, &self->rp));
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_NOENT, self->rp.fail_reason);
+	EXPECT_EQ(1, nfcf_items(&self->s, "p"));
+
+	/* 31 more combinations (10/8 with b/1..b/31 is 32 with 10/8, b). */
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "p");
+	for (d = 1; d <= 31; d++)
+		put_prefix4(&r, net10, 8, 0, d);
+	EXPECT_EQ(0, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(31, self->rp.done);
+	/* The 33rd fails its batch, which is undone. */
+	req_init(&r, self->s.fam, NLM_F_ACK, NF_CUCKOO_CMD_ADD_ENTRIES);
+	put_str(&r, NF_CUCKOO_A_NAME, "p");
+	put_prefix4(&r, net10, 8, 0, 1);
+	put_prefix4(&r, net10, 16, b, 0);
+	EXPECT_EQ(-EOVERFLOW, transact(&self->s, &r, &self->rp));
+	EXPECT_EQ(1, self->rp.fail_index);
+	EXPECT_EQ(NF_CUCKOO_ENTRY_E_PREFIXES, self->rp.fail_reason);
+	EXPECT_EQ(0, self->rp.done);
+	EXPECT_EQ(32, nfcf_items(&self->s, "p"));
+	/* Full addresses are no combination. */
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES,
+				  0x0a000001, 0, b, 0, &self->rp));
+	/* Delete 10/8 -> b: its combination is retired, a 32nd fits again. */
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_DEL_ENTRIES, net10, 8,
+				  b, 0, &self->rp));
+	EXPECT_EQ(0, prefix_batch(&self->s, NF_CUCKOO_CMD_ADD_ENTRIES, net10,
+				  16, b, 0, &self->rp));
+	EXPECT_EQ(33, nfcf_items(&self->s, "p"));
 }
 
 TEST_F(nfc, batch_wrong_family)

@@ -1576,6 +1576,33 @@ out:
 
 /* ---- batch lookups ---- */
 
+/*
+ * cf_contains_any() over every group of m = 1..CF_ANY_MAX consecutive keys
+ * starting at each key: the OR of cf_contains() of the group.
+ */
+static void any_check(const struct cuckoo_filter *cf, const u8 *keys,
+		      u32 len, u32 n)
+{
+	u32 i, j, m, bad = 0, fi = 0, fm = 0;
+
+	for (m = 1; m <= CF_ANY_MAX; m++) {
+		for (i = 0; i + m <= n && i < 600; i++) {
+			bool want = false;
+
+			for (j = 0; j < m; j++)
+				want |= cf_contains(cf, keys + (u64)(i + j) * len,
+						    len);
+			if (cf_contains_any(cf, keys + (u64)i * len, len, m) !=
+			    want && !bad++) {
+				fi = i;
+				fm = m;
+			}
+		}
+	}
+	CHECK(!bad, "key_len %u: cf_contains_any differs from cf_contains %u times, first at %u (%u keys)",
+	      len, bad, fi, fm);
+}
+
 static void batch_check(const struct cuckoo_filter *cf, const u8 *keys,
 			u32 len, u32 n)
 {
@@ -1603,6 +1630,7 @@ static void batch_check(const struct cuckoo_filter *cf, const u8 *keys,
 	got = cf_contains_batch(cf, keys, len, n, NULL);
 	CHECK(got == want, "key_len %u batch of %u without hits[]: %u, "
 	      "want %u", len, n, got, want);
+	any_check(cf, keys, len, n);
 	free(h);
 }
 

@@ -115,11 +115,13 @@ ATTRS = [
     ("CHUNK_OFFSET", 30, "u64"), ("CHUNK_DATA", 31, "bin"),
     ("LOADING", 32, "u8"), ("ENTRIES_IPV4", 33, "bin"),
     ("ENTRIES_IPV6", 34, "bin"), ("ENCODING", 35, "u8"),
+    ("PREFIXES", 36, "bin"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
 ENTRY_ATTRS = [("FAMILY", 1, "u8"), ("SRC", 2, "bin"), ("DST", 3, "bin"),
-               ("SPORT", 4, "be16"), ("DPORT", 5, "be16"), ("PROTO", 6, "u8")]
+               ("SPORT", 4, "be16"), ("DPORT", 5, "be16"), ("PROTO", 6, "u8"),
+               ("SRC_PLEN", 7, "u8"), ("DST_PLEN", 8, "u8")]
 E = {n: v for n, v, _ in ENTRY_ATTRS}
 STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("BYTES", 4, "u64"), ("TABLE_BYTES", 5, "u64"),
@@ -129,7 +131,8 @@ STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("PKT_MARKED", 12, "u64")]
 S = {n: v for n, v, _ in STATS_ATTRS}
 # The packed-entry attributes: entry family, struct nf_cuckoo_entry_ipv4 / _ipv6
-# (addresses, ports and protocol in network order, then 3 pad bytes)
+# (addresses, ports and protocol in network order, then the source and
+# destination prefix lengths and a pad byte, 0 for an entry of addresses)
 PACKED = {"ENTRIES_IPV4": (1, struct.Struct("!4s4sHHB3s")),
           "ENTRIES_IPV6": (2, struct.Struct("!16s16sHHB3s"))}
 PACKED_OF = {fam: name for name, (fam, _) in PACKED.items()}
@@ -151,7 +154,7 @@ SPEC = {
     "DEL_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
     "TEST_ENTRIES": (["NAME", "entries"], []),
     "SAVE": (["NAME"], []),
-    "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"], PACKET),
+    "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"], PACKET + ["PREFIXES"]),
     "LOAD_CHUNK": (["NAME", "CHUNK_OFFSET", "CHUNK_DATA"], []),
     "LOAD_END": (["NAME"], []),
 }
@@ -161,8 +164,10 @@ PACKED_BYTES = 65520
 NAME_MAXLEN = 32
 CHUNK_MAX = 32768
 # checked against the header's #defines too
+PREFIXES_MAX = 32
 DEFINES = {"NF_CUCKOO_BATCH_MAX": BATCH_MAX, "NF_CUCKOO_NAME_MAXLEN": NAME_MAXLEN,
            "NF_CUCKOO_CHUNK_MAX": CHUNK_MAX,
+           "NF_CUCKOO_PREFIXES_MAX": PREFIXES_MAX,
            "NF_CUCKOO_ENTRIES_PACKED_BYTES": PACKED_BYTES}
 
 # errno a command may answer with, besides the ones any command may
@@ -177,7 +182,7 @@ CMD_ERR = {
     "SET": LOOKUP_ERR | HOOK_ERR,
     "FLUSH": LOOKUP_ERR,
     "ADD_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT,
-                                 errno.ENOSPC},
+                                 errno.ENOSPC, errno.EOVERFLOW},
     "DEL_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
     "TEST_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
     "SAVE": LOOKUP_ERR,
@@ -186,10 +191,10 @@ CMD_ERR = {
     "LOAD_END": LOOKUP_ERR | HOOK_ERR | {errno.ENODATA},
 }
 # BATCH_FAIL_REASON (enum nf_cuckoo_entry_err) for the errno of a failed batch
-WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT = 1, 2, 3, 4
+WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT, WHY_PREFIXES = 1, 2, 3, 4, 5
 WHY = {errno.EINVAL: WHY_MALFORMED, errno.ERANGE: WHY_MALFORMED,
        errno.EAFNOSUPPORT: WHY_FAMILY, errno.ENOSPC: WHY_FULL,
-       errno.ENOENT: WHY_NOENT}
+       errno.ENOENT: WHY_NOENT, errno.EOVERFLOW: WHY_PREFIXES}
 # what a reply message (cmd) to a request may be, and what it must hold
 REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
              "DEL_ENTRIES": "DEL_ENTRIES", "TEST_ENTRIES": "TEST_ENTRIES"}
@@ -852,19 +857,21 @@ def check_batch(r, err):
 def check_packed(r, idx, why):
     """What a batch's packed records alone decide, idx and why being its
     failure (None: it did not fail): a record with padding set fails the
-    parse there, if no entry before it failed; a family the filter does
-    not hold fails at its first record."""
+    parse there, if no entry before it failed; one with prefix lengths
+    may fail it there (a bad length) or not; a family the filter does not
+    hold fails at its first record."""
     recs = r.records()
-    bad = next((i for i, _, b in recs if any(b[-3:])), None)
+    bad = next((i for i, _, b in recs if b[-1]), None)
+    plens = {i for i, _, b in recs if any(b[-3:-1])}
     if bad is not None and (idx is None or idx > bad or
                             why not in (WHY_MALFORMED, WHY_FAMILY)):
         raise Anomaly("%s: record %d has padding set, yet the batch %s" % (
             r.cmd, bad, "succeeded" if idx is None else
             "failed at entry %d for reason %d" % (idx, why)))
     fam = {i: f for i, f, _ in recs}.get(idx)
-    if why == WHY_MALFORMED and fam and idx != bad:
-        raise Anomaly("%s: record %d malformed, its padding zero" %
-                      (r.cmd, idx))
+    if why == WHY_MALFORMED and fam and idx != bad and idx not in plens:
+        raise Anomaly("%s: record %d malformed, its padding and prefix "
+                      "lengths zero" % (r.cmd, idx))
     if why == WHY_FAMILY and fam and \
             idx != min(i for i, f, _ in recs if f == fam):
         raise Anomaly("%s: record %d failed for its family, an earlier one "
@@ -999,6 +1006,10 @@ class Gen:
             e = [] if rng.random() < 0.3 else rng.sample(e, len(e))
         if not valid and rng.random() < 0.05 and e:
             e.append(rng.choice(e))   # a field twice
+        if not valid and rng.random() < 0.1:   # a prefix, good or bad
+            e.append((rng.choice(["SRC_PLEN", "DST_PLEN"]),
+                      rng.choice([0, 1, 8, 24, 31, 32, 33, 64, 127, 128,
+                                  129, 255])))
         return e
 
     def raw_entry(self, valid=True):
@@ -1137,6 +1148,17 @@ class Gen:
             return bytes(n) if self.rng.random() < 0.7 else os.urandom(n)
         if name == "TEST_BITMAP":
             return os.urandom(self.rng.randrange(8))
+        if name == "PREFIXES":   # struct nf_cuckoo_prefix_count records
+            rng = self.rng
+            if rng.random() < 0.1:
+                return os.urandom(rng.choice([0, 1, 7, 9, 8 * 65]))
+            return b"".join(struct.pack(
+                "=BBBBI", rng.choice([1, 2, 1, 2, 0, 3]),
+                rng.choice([0, 8, 24, 31, 32, 64, 127, 128, 255]),
+                rng.choice([0, 0, 16, 33, 128]),
+                0 if rng.random() < 0.9 else 1,
+                rng.choice([1, 1, 7, 0, 0xffffffff]))
+                for _ in range(rng.choice([1, 1, 2, 5, 32, 33, 64])))
         if name == "STATS":
             return None
         if name in PACKED:
@@ -1972,7 +1994,8 @@ def batch_fail(r):
 class ModelWorker(Worker):
     """Private filters with exact expectations."""
 
-    PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere"]
+    PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere",
+              "prefix_length"]
 
     def request(self, cmd, name, body=b""):
         return self.one(genl(self.ctx.fid, C[cmd], F_REQUEST | F_ACK, 0,
@@ -2070,10 +2093,25 @@ class ModelWorker(Worker):
         ents = self.flows(rng.randrange(1, 300), fams)
         k = rng.randrange(len(ents))
         pad = bytearray(3)
-        pad[rng.randrange(3)] = rng.randrange(1, 256)
+        pad[2] = rng.randrange(1, 256)   # [0], [1]: prefix lengths
         self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents,
                                     pads={k: bytes(pad)}),
                          "padding set", {errno.EINVAL}, (k, WHY_MALFORMED))
+        return keep
+
+    def probe_prefix_length(self, name, keep, fams):
+        """A record whose source prefix length is past its address (33+
+        for IPv4, 129+ for IPv6) among valid entries: -ERANGE there,
+        whatever the filter's key, and nothing applied."""
+        rng = self.rng
+        ents = self.flows(rng.randrange(1, 300), fams)
+        k = rng.randrange(len(ents))
+        fam = dict(ents[k])["FAMILY"]
+        plen = rng.randrange(33 if fam == 1 else 129, 256)
+        self.expect_fail(self.batch(rng.choice(BATCH_CMDS), name, ents,
+                                    pads={k: bytes([plen, 0, 0])}),
+                         "prefix length %d" % plen, {errno.ERANGE},
+                         (k, WHY_MALFORMED))
         return keep
 
     def probe_absent(self, name, keep, fams):

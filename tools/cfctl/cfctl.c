@@ -59,6 +59,10 @@ struct verb {
 "                                    tcp [2001:db8::1]:443 [2001:db8::2]:50000\n" \
 "  src ADDR[:PORT], dst ADDR[:PORT], sport N, dport N, proto P\n" \
 "                                    src 10.0.0.1     (a source-only key)\n" \
+"  ADDR                              an address alone: the filter's address\n" \
+"                                    when its key is src or dst alone\n" \
+"An ADDR may be a prefix, ADDR/LEN (src 203.0.113.0/24): an address then\n" \
+"matches every prefix in the filter that holds it.\n" \
 "PROTO is tcp, udp, udplite, sctp, dccp, icmp, icmpv6, gre, esp, ah, igmp,\n" \
 "ospf or a number 0 to 255.  Several entries on one command line follow\n" \
 "each other (a protocol word or a repeated field starts the next one);\n" \
@@ -116,7 +120,11 @@ static const struct verb verbs[] = {
 	  "add [-f FILE] NAME [ENTRY...]",
 	  "Add entries.  An entry added twice is stored twice and takes two\n"
 	  "deletes; with -exist an entry already (probably) present is skipped.\n"
-	  "-f FILE reads one entry per line ('-' for stdin; '#' comments).\n"
+	  "-f FILE reads one entry per line ('-' for stdin; '#' and ';'\n"
+	  "comments, whole-line or trailing), or a blocklist: one address\n"
+	  "or prefix a line, for a filter keyed on src or dst alone.  A bad\n"
+	  "line is named and nothing is applied; with -skip-bad it is skipped\n"
+	  "and counted.\n"
 	  "Entries go to the kernel in batches; a batch is applied whole or not\n"
 	  "at all, and on an error cfctl says which entry failed and what was\n"
 	  "applied.\n\n" ENTRY_HELP },
@@ -190,6 +198,8 @@ static void usage(FILE *f)
 	      "  -f FILE         add/del/test/build: entries; restore: the stream;\n"
 	      "                  save: the output ('-' is stdin or stdout)\n"
 	      "  -o IMAGE        build: the output ('-' is stdout)\n"
+	      "  -skip-bad       add/del/test/build -f: skip the lines that cannot\n"
+	      "                  be entries of the filter, warn and count them\n"
 	      "  -h, --help      this text; 'cfctl help COMMAND' for a command\n"
 	      "  -V, --version   print the version\n"
 	      "\nExit status: 0 success, 1 test: an entry is absent, 2 usage or\n"
@@ -246,6 +256,8 @@ static int take_opt(int argc, char **argv, int *i)
 	} else if (!strcmp(a, "-exist") || !strcmp(a, "--exist") ||
 		   !strcmp(a, "-!")) {
 		opts.exist = true;
+	} else if (!strcmp(a, "-skip-bad") || !strcmp(a, "--skip-bad")) {
+		opts.skip_bad = true;
 	} else if (!strcmp(a, "-n") || !strcmp(a, "--names") ||
 		   !strcmp(a, "-name")) {
 		opts.names_only = true;
@@ -353,6 +365,11 @@ int main(int argc, char **argv)
 	}
 	if (opt_output && v->fn != cmd_build) {
 		errmsg("-o is build's (save writes to -f FILE)");
+		return EXIT_USAGE;
+	}
+	if (opts.skip_bad && (v->fn != cmd_add && v->fn != cmd_del &&
+			      v->fn != cmd_test && v->fn != cmd_build)) {
+		errmsg("-skip-bad is for add, del, test and build with -f FILE");
 		return EXIT_USAGE;
 	}
 	first = i;

@@ -50,6 +50,7 @@ struct cfctl_opts {
 	bool exist;		/* -exist: add/del/create tolerate "already" */
 	bool names_only;	/* list -n */
 	bool pretty;		/* -p: pretty JSON */
+	bool skip_bad;		/* add/del/test/build -f: skip bad lines */
 };
 
 extern struct cfctl_opts opts;
@@ -106,8 +107,11 @@ enum {
 	HAVE_KICKS = 1 << 6, HAVE_SEED = 1 << 7, HAVE_HOOK = 1 << 8,
 	HAVE_PRIORITY = 1 << 9, HAVE_ACTION = 1 << 10, HAVE_BIDIR = 1 << 11,
 	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
-	HAVE_ENCODING = 1 << 15,
+	HAVE_ENCODING = 1 << 15, HAVE_PREFIXES = 1 << 16,
 };
+
+/* The most records of NF_CUCKOO_A_PREFIXES. */
+#define PREFIX_COUNTS_MAX	(2 * NF_CUCKOO_PREFIXES_MAX)
 
 struct filter_spec {
 	char name[NF_CUCKOO_NAME_MAXLEN];
@@ -129,6 +133,9 @@ struct filter_spec {
 	bool bidir, invert, enabled;
 	uint8_t *image;		/* HAVE_IMAGE: the saved IMAGE_HEADER */
 	size_t image_len;
+	/* HAVE_PREFIXES (restore): the saved counts of prefix lengths */
+	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
+	size_t nprefixes;
 };
 
 /* Parse create words (after NAME); for_set: only what `set` may change;
@@ -142,6 +149,11 @@ int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out);
 /* The version of an image header, -1 if it is not an nf_cuckoo image. */
 int image_version(const uint8_t *img, size_t len);
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks);
+/* "ip/24/0=3,ip6/48/0=1": counts of prefix lengths, as save writes them. */
+int parse_prefix_counts(const char *s, struct nf_cuckoo_prefix_count *pc,
+			size_t *n, char *err, size_t errlen);
+void format_prefix_counts(const struct nf_cuckoo_prefix_count *pc, size_t n,
+			  FILE *f);
 
 /* ---- entry.c ---- */
 
@@ -151,6 +163,10 @@ struct entry {
 	uint16_t sport, dport;	/* host order */
 	uint8_t family;		/* NF_CUCKOO_FAMILY_IPV4/IPV6, 0 if no address */
 	uint8_t proto;
+	uint8_t src_plen, dst_plen;	/* a prefix's length; 0: the address */
+	bool bare;		/* one address alone, as a list file's line:
+				 * entry_check() gives it to the key's one
+				 * address field, src or dst */
 	uint32_t given;		/* enum nf_cuckoo_key_field bits the text gave */
 };
 
@@ -180,6 +196,11 @@ char **cmdline_words(int argc, char **argv, int *nw, char *err,
 bool cmdline_has_entry(int argc, char **argv);
 /* Blanks only, or a comment: a line to skip, however many words. */
 bool line_is_blank(const char *line);
+/*
+ * Cut a line of -f FILE at its comment: the first '#' or ';' (Spamhaus
+ * writes "1.10.16.0/20 ; SBL256894"); neither can be part of an entry.
+ */
+void strip_comment(char *line);
 
 /* Input lines (-f FILE, restore): at most LINE_MAX_BYTES, no NUL bytes. */
 #define LINE_MAX_BYTES	65536
@@ -203,7 +224,8 @@ int read_line(struct line_reader *lr, char **line, size_t *len, char *err,
 	      size_t errlen);
 /*
  * Check an entry against a filter's key and family, and fill in what the
- * kernel needs (the family of an entry without addresses).  fname: the
+ * kernel needs (the family of an entry without addresses; for a filter
+ * keyed on dst alone, a bare address is the destination).  fname: the
  * filter's name, for messages.
  */
 int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,

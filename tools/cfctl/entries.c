@@ -219,6 +219,25 @@ void parsed_free(struct parsed *p)
 	free(p->line);
 }
 
+/* Skipped lines named one by one; past that, only counted. */
+#define SKIP_WARN_MAX	10
+
+/*
+ * A line of -f that cannot be an entry (of this filter): with -skip-bad,
+ * warn and count it (0); without, report it (1): nothing is applied.
+ */
+static int bad_line(struct parsed *p, uint32_t line, const char *why)
+{
+	if (!opts.skip_bad) {
+		errmsg("line %" PRIu32 ": %s; nothing was applied", line, why);
+		return 1;
+	}
+	if (!opts.quiet && p->skipped < SKIP_WARN_MAX)
+		warnmsg("line %" PRIu32 ": %s; skipped", line, why);
+	p->skipped++;
+	return 0;
+}
+
 static int read_entry_file(FILE *f, struct parsed *p)
 {
 	char *line, *w[ENTRY_MAX_WORDS + 1], err[ERRLEN];
@@ -232,19 +251,26 @@ static int read_entry_file(FILE *f, struct parsed *p)
 		return EXIT_FAIL;
 	}
 	while ((got = read_line(&lr, &line, &len, err, sizeof(err))) > 0) {
+		/* Files saved by Windows editors may start with a BOM. */
+		if (lr.lineno == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
+			line += 3;
+		strip_comment(line);
 		if (line_is_blank(line))
 			continue;
 		n = split_words(line, w, ENTRY_MAX_WORDS);
 		if (n < 0) {
-			errmsg("line %" PRIu32 ": too many words for an entry; nothing was applied",
-			       lr.lineno);
-			r = EXIT_USAGE;
-			break;
+			if (bad_line(p, lr.lineno, "too many words for an entry")) {
+				r = EXIT_USAGE;
+				break;
+			}
+			continue;
 		}
 		if (entry_parse(w, n, false, &e, &used, err, sizeof(err))) {
-			errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
-			r = EXIT_USAGE;
-			break;
+			if (bad_line(p, lr.lineno, err)) {
+				r = EXIT_USAGE;
+				break;
+			}
+			continue;
 		}
 		if (parsed_push(p, &e, lr.lineno)) {
 			errmsg("out of memory");
@@ -252,6 +278,7 @@ static int read_entry_file(FILE *f, struct parsed *p)
 			break;
 		}
 	}
+	/* Not text (a NUL byte, a line past LINE_MAX_BYTES): never skipped. */
 	if (got == -1) {
 		errmsg("line %" PRIu32 ": %s; nothing was applied", lr.lineno, err);
 		r = EXIT_USAGE;
@@ -300,23 +327,27 @@ static int parse_cmdline(int argc, char **argv, struct parsed *p)
 	return r;
 }
 
-/* Check each entry against the filter's key and queue it; EXIT_* */
+/*
+ * Check each entry against the filter's key and queue it; *queued: how
+ * many were (with -skip-bad, the others of a file are skipped).  EXIT_*
+ */
 static int queue_entries(struct parsed *p, struct opq *q, uint8_t cmd,
 			 const char *name, uint32_t flags,
 			 const struct keyspec *ks, struct ent_ctx *c,
-			 bool keep, bool file)
+			 bool keep, bool file, uint64_t *queued)
 {
 	char err[ERRLEN], buf[160];
 	size_t i;
 
+	*queued = 0;
 	for (i = 0; i < p->n; i++) {
 		struct entry *e = &p->e[i];
 		uint32_t line = p->line[i];
 
 		if (entry_check(e, ks, name, err, sizeof(err))) {
 			if (file) {
-				errmsg("line %" PRIu32 ": %s; nothing was applied",
-				       line, err);
+				if (!bad_line(p, line, err))
+					continue;
 			} else {
 				entry_format(e, buf, sizeof(buf));
 				errmsg("entry %" PRIu32 " (%s): %s", line, buf,
@@ -329,6 +360,7 @@ static int queue_entries(struct parsed *p, struct opq *q, uint8_t cmd,
 			errmsg("out of memory");
 			return EXIT_FAIL;
 		}
+		++*queued;
 	}
 	return EXIT_OK;
 }
@@ -354,7 +386,7 @@ int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
 	struct filter_info fi;
 	struct keyspec ks;
 	struct opq q;
-	uint64_t count = 0, present = 0, absent = 0;
+	uint64_t count = 0, present = 0, absent = 0, bad;
 	uint32_t flags = 0;
 	int r = EXIT_OK, i;
 	double t0, t1;
@@ -378,10 +410,20 @@ int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
 		goto out;
 	}
 	info_keyspec(&fi, &ks);
-	r = queue_entries(p, &q, cmd, name, flags, &ks, &c, keep_texts, file);
-	count = p->n;
+	r = queue_entries(p, &q, cmd, name, flags, &ks, &c, keep_texts, file,
+			  &count);
+	bad = p->skipped;
 	parsed_free(p);
 	*p = (struct parsed){ 0 };
+	if (!r && bad && !opts.quiet)
+		warnmsg("%" PRIu64 " line%s skipped (-skip-bad)%s", bad,
+			bad == 1 ? "" : "s",
+			bad > SKIP_WARN_MAX ? "; the first were named" : "");
+	if (!r && bad && !count) {
+		errmsg("no line could be an entry of filter %s: nothing to do",
+		       name);
+		r = EXIT_USAGE;
+	}
 	if (r || !count)
 		goto out;
 
@@ -475,6 +517,10 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		errmsg("give entries on the command line or with -f, not both");
 		return EXIT_USAGE;
 	}
+	if (!file && opts.skip_bad) {
+		errmsg("-skip-bad goes with -f FILE");
+		return EXIT_USAGE;
+	}
 	if (!file && !cmdline_has_entry(argc, argv)) {
 		errmsg("no entries given; usage: cfctl %s NAME ENTRY... (or -f FILE)",
 		       verb_name);
@@ -487,7 +533,7 @@ static int do_entries(uint8_t cmd, int argc, char **argv)
 		r = entries_from_file(file, &p);
 	else
 		r = parse_cmdline(argc, argv, &p);
-	if (!r && !p.n && cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
+	if (!r && !p.n && !p.skipped && cmd == NF_CUCKOO_CMD_TEST_ENTRIES) {
 		errmsg("no entries to test");
 		r = EXIT_USAGE;
 	}

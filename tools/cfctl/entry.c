@@ -7,7 +7,10 @@
  *			proto P
  *
  * IPv6 addresses with a port go in brackets: [2001:db8::1]:443.  The
- * filter's key decides which fields an entry must give and may give.
+ * filter's key decides which fields an entry must give and may give.  An
+ * address may be a prefix, ADDR/LEN (/32 and /128 being the address).  A
+ * line of a blocklist is one address or prefix alone; for a filter keyed
+ * on src or dst alone it is that field.
  * Pure functions: test_parse.c tests them.
  */
 #include <arpa/inet.h>
@@ -111,6 +114,14 @@ char **cmdline_words(int argc, char **argv, int *nw, char *err,
 	return w;
 }
 
+void strip_comment(char *line)
+{
+	char *c = strpbrk(line, "#;");
+
+	if (c)
+		*c = 0;
+}
+
 bool line_is_blank(const char *line)
 {
 	while (is_blank(*line))
@@ -204,13 +215,77 @@ static int parse_addr(const char *s, uint8_t *addr, uint8_t *family)
 	return -1;
 }
 
+/* Are the bits of addr past the first plen (of 8 * bytes) all zero? */
+static bool host_bits_clear(const uint8_t *addr, unsigned int plen,
+			    unsigned int bytes)
+{
+	unsigned int i = plen / 8;
+
+	if (plen % 8 && (addr[i++] & (0xffu >> (plen % 8))))
+		return false;
+	for (; i < bytes; i++)
+		if (addr[i])
+			return false;
+	return true;
+}
+
 /*
- * ADDR or ADDR:PORT.  Returns 1 with a port, 0 without, -1 if the word
- * is not an endpoint at all, -2 if it looks like one with a bad port (err
- * set).
+ * ADDR/LEN, the slash at slash: *plen is LEN, 0 for the full length (/32,
+ * /128: the address).  Returns 0, -1 if ADDR is not an address, -2 with
+ * err set for a bad length, /0, or bits set past the length.
+ */
+static int parse_prefix(const char *s, const char *slash, uint8_t *addr,
+			uint8_t *family, uint8_t *plen_out, char *err,
+			size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN + 2];
+	const char *l = slash + 1, *p;
+	unsigned int plen = 0, max;
+	size_t alen = (size_t)(slash - s);
+
+	if (!alen || alen >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, alen);
+	buf[alen] = 0;
+	if (parse_addr(buf, addr, family))
+		return -1;
+	max = *family == NF_CUCKOO_FAMILY_IPV4 ? 32 : 128;
+	for (p = l; *p >= '0' && *p <= '9' && p - l < 4; p++)
+		plen = plen * 10 + (unsigned int)(*p - '0');
+	if (p == l || *p) {
+		seterr(err, errlen, "bad prefix length in '%s' (want ADDR/LEN, LEN 0 to %u for %s; no port with a prefix)",
+		       s, max, max == 32 ? "IPv4" : "IPv6");
+		return -2;
+	}
+	if (plen > max) {
+		seterr(err, errlen, "prefix length /%u in '%s' is past the end of an %s address (/0 to /%u)",
+		       plen, s, max == 32 ? "IPv4" : "IPv6", max);
+		return -2;
+	}
+	if (plen == max)
+		return 0;
+	if (!plen) {
+		seterr(err, errlen, "'%s': a /0 prefix holds every address; leave the address out of the filter's key instead",
+		       s);
+		return -2;
+	}
+	if (!host_bits_clear(addr, plen, max / 8)) {
+		seterr(err, errlen, "'%s' has address bits set past its prefix length /%u (refused, not rounded down: check the line)",
+		       s, plen);
+		return -2;
+	}
+	*plen_out = (uint8_t)plen;
+	return 0;
+}
+
+/*
+ * ADDR, ADDR:PORT or ADDR/LEN.  Returns 1 with a port, 0 without, -1 if
+ * the word is not an endpoint at all, -2 if it looks like one with a bad
+ * port or prefix (err set).
  */
 static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
-			  uint16_t *port, char *err, size_t errlen)
+			  uint8_t *plen, uint16_t *port, char *err,
+			  size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 16];
 	const char *colon = NULL, *p;
@@ -220,6 +295,10 @@ static int parse_endpoint(const char *s, uint8_t *addr, uint8_t *family,
 
 	if (len >= sizeof(buf))
 		return -1;
+	*plen = 0;
+	p = strchr(s, '/');
+	if (p)
+		return parse_prefix(s, p, addr, family, plen, err, errlen);
 	/* The common case first: IPv4, with or without a port. */
 	for (p = s; *p; p++) {
 		if (*p == ':') {
@@ -291,7 +370,8 @@ static int keyword_bit(const char *s)
 }
 
 static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
-		    uint8_t family, const char *word, char *err, size_t errlen)
+		    uint8_t family, uint8_t plen, const char *word, char *err,
+		    size_t errlen)
 {
 	if (e->family && e->family != family) {
 		seterr(err, errlen, "'%s' is %s but the entry's other address is %s",
@@ -301,6 +381,10 @@ static int set_addr(struct entry *e, bool dst, const uint8_t *addr,
 	}
 	e->family = family;
 	memcpy(dst ? e->dst : e->src, addr, 16);
+	if (dst)
+		e->dst_plen = plen;
+	else
+		e->src_plen = plen;
 	e->given |= dst ? NF_CUCKOO_KEY_DST_ADDR : NF_CUCKOO_KEY_SRC_ADDR;
 	return 0;
 }
@@ -410,7 +494,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 	while (i < n) {
 		char *word = w[i];
 		bool last = false;
-		uint8_t addr[16], fam, proto;
+		uint8_t addr[16], fam, proto, plen;
 		uint16_t port;
 		int bit, r;
 
@@ -464,8 +548,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			switch (bit) {
 			case NF_CUCKOO_KEY_SRC_ADDR:
 			case NF_CUCKOO_KEY_DST_ADDR:
-				r = parse_endpoint(v, addr, &fam, &port, err,
-						   errlen);
+				r = parse_endpoint(v, addr, &fam, &plen, &port,
+						   err, errlen);
 				if (r == -2)
 					return -1;
 				if (r < 0) {
@@ -474,7 +558,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 					return -1;
 				}
 				if (set_addr(e, bit == NF_CUCKOO_KEY_DST_ADDR, addr,
-					     fam, v, err, errlen))
+					     fam, plen, v, err, errlen))
 					return -1;
 				if (r == 1) {
 					uint32_t pb = bit == NF_CUCKOO_KEY_DST_ADDR ?
@@ -514,7 +598,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 			continue;
 		}
 
-		r = parse_endpoint(word, addr, &fam, &port, err, errlen);
+		r = parse_endpoint(word, addr, &fam, &plen, &port, err, errlen);
 		if (r == -2)
 			return -1;
 		if (r >= 0) {
@@ -527,7 +611,8 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 				       word);
 				return -1;
 			}
-			if (set_addr(e, npos == 1, addr, fam, word, err, errlen))
+			if (set_addr(e, npos == 1, addr, fam, plen, word, err,
+				     errlen))
 				return -1;
 			if (r == 1)
 				set_port(e, npos == 1, port);
@@ -566,6 +651,7 @@ int entry_parse(char **w, int n, bool multi, struct entry *e, int *used,
 		seterr(err, errlen, "empty entry");
 		return -1;
 	}
+	e->bare = !kw_seen && npos == 1 && e->given == NF_CUCKOO_KEY_SRC_ADDR;
 	if ((e->given & (NF_CUCKOO_KEY_SRC_PORT | NF_CUCKOO_KEY_DST_PORT)) &&
 	    (e->given & NF_CUCKOO_KEY_PROTO) && !proto_has_ports(e->proto)) {
 		const char *pn = proto_name(e->proto);
@@ -602,6 +688,17 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	char keys[64];
 	size_t i;
 
+	/* A list file's address, for a filter that keys on dst alone. */
+	if (e->bare && ks->fields == NF_CUCKOO_KEY_DST_ADDR) {
+		memcpy(e->dst, e->src, sizeof(e->dst));
+		memset(e->src, 0, sizeof(e->src));
+		e->dst_plen = e->src_plen;
+		e->src_plen = 0;
+		e->given = NF_CUCKOO_KEY_DST_ADDR;
+		e->bare = false;
+		extra = 0;
+		missing = 0;
+	}
 	/*
 	 * An IPv4 packet's key holds its IPv4 addresses: an entry of
 	 * ::ffff:a.b.c.d would be an IPv6 key that none of them matches.
@@ -615,6 +712,11 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 
 		seterr(err, errlen, "::ffff:%u.%u.%u.%u is an IPv4-mapped IPv6 address, which no IPv4 packet matches: write %u.%u.%u.%u",
 		       a[12], a[13], a[14], a[15], a[12], a[13], a[14], a[15]);
+		return -1;
+	}
+	if ((e->src_plen || e->dst_plen) && ks->bidir) {
+		seterr(err, errlen, "filter %s is bidirectional: it holds no prefixes",
+		       fname);
 		return -1;
 	}
 	/* Protocols without ports have port 0 in their packets' keys. */
@@ -631,15 +733,17 @@ int entry_check(struct entry *e, const struct keyspec *ks, const char *fname,
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (extra & order[i]) {
-			seterr(err, errlen, "the entry gives a %s, which is not in filter %s's key (key %s)",
-			       key_field_desc(order[i]), fname, keys);
+			seterr(err, errlen, "the entry gives a %s, which is not in filter %s's key (key %s)%s",
+			       key_field_desc(order[i]), fname, keys,
+			       e->bare ? "; an address alone is an entry of a filter keyed on src or dst alone" : "");
 			return -1;
 		}
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (missing & order[i]) {
-			seterr(err, errlen, "filter %s's key (%s) needs the %s, which the entry does not give",
-			       fname, keys, key_field_desc(order[i]));
+			seterr(err, errlen, "filter %s's key (%s) needs the %s, which the entry does not give%s",
+			       fname, keys, key_field_desc(order[i]),
+			       e->bare ? " (an address alone is an entry of a filter keyed on src or dst alone)" : "");
 			return -1;
 		}
 	}
@@ -659,13 +763,70 @@ static size_t fmt_endpoint(char *buf, size_t len, const struct entry *e,
 	uint32_t pbit = dst ? NF_CUCKOO_KEY_DST_PORT : NF_CUCKOO_KEY_SRC_PORT;
 	bool v6 = e->family == NF_CUCKOO_FAMILY_IPV6;
 
+	uint8_t plen = dst ? e->dst_plen : e->src_plen;
+
 	inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
 	if (!(e->given & abit))
 		return 0;
+	if (plen)
+		return (size_t)snprintf(buf, len, "%s/%u", a, plen);
 	if (e->given & pbit)
 		return (size_t)snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", a,
 					dst ? e->dport : e->sport);
 	return (size_t)snprintf(buf, len, "%s", a);
+}
+
+/* An entry of a prefix, in keywords: a prefix takes no :PORT. */
+static void entry_format_keywords(const struct entry *e, char *buf,
+				  size_t len)
+{
+	static const uint32_t order[] = {
+		NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_KEY_SRC_PORT,
+		NF_CUCKOO_KEY_DST_ADDR, NF_CUCKOO_KEY_DST_PORT,
+		NF_CUCKOO_KEY_PROTO,
+	};
+	char a[INET6_ADDRSTRLEN];
+	size_t off = 0, i;
+	const char *pn;
+	bool v6 = e->family == NF_CUCKOO_FAMILY_IPV6;
+
+#define ROOM	(off < len ? len - off : 0)
+#define SEP	(off ? " " : "")
+	buf[0] = 0;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		uint32_t bit = order[i];
+		bool dst = bit == NF_CUCKOO_KEY_DST_ADDR;
+		uint8_t plen = dst ? e->dst_plen : e->src_plen;
+
+		if (!(e->given & bit))
+			continue;
+		switch (bit) {
+		case NF_CUCKOO_KEY_SRC_ADDR:
+		case NF_CUCKOO_KEY_DST_ADDR:
+			inet_ntop(v6 ? AF_INET6 : AF_INET, dst ? e->dst : e->src,
+				  a, sizeof(a));
+			off += (size_t)snprintf(buf + off, ROOM, plen ?
+						"%s%s %s/%u" : "%s%s %s", SEP,
+						dst ? "dst" : "src", a, plen);
+			break;
+		case NF_CUCKOO_KEY_SRC_PORT:
+		case NF_CUCKOO_KEY_DST_PORT:
+			off += (size_t)snprintf(buf + off, ROOM, "%s%s %u", SEP,
+						bit == NF_CUCKOO_KEY_SRC_PORT ?
+						"sport" : "dport",
+						bit == NF_CUCKOO_KEY_SRC_PORT ?
+						e->sport : e->dport);
+			break;
+		default:
+			pn = proto_name(e->proto);
+			off += pn ? (size_t)snprintf(buf + off, ROOM, "%sproto %s",
+						     SEP, pn) :
+				    (size_t)snprintf(buf + off, ROOM, "%sproto %u",
+						     SEP, e->proto);
+		}
+	}
+#undef ROOM
+#undef SEP
 }
 
 void entry_format(const struct entry *e, char *buf, size_t len)
@@ -673,6 +834,12 @@ void entry_format(const struct entry *e, char *buf, size_t len)
 	size_t off = 0;
 	const char *pn;
 	bool pos = (e->given & NF_CUCKOO_KEY_SRC_ADDR) != 0;
+
+	/* An address alone, a prefix included, is written alone. */
+	if ((e->src_plen || e->dst_plen) && !e->bare) {
+		entry_format_keywords(e, buf, len);
+		return;
+	}
 
 #define ROOM	(off < len ? len - off : 0)
 #define SEP	(off ? " " : "")

@@ -50,11 +50,19 @@
 /* A dump's messages share a datagram up to this size, as an skb would. */
 #define FAKE_DGRAM	65536
 
+struct fake_combo {
+	uint32_t count;
+	uint8_t s, d;
+};
+
 struct fake_cfg {
 	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint8_t families, bidir, hook, action, invert, enabled;
 	uint32_t fields, mark, mark_mask;
 	int32_t priority;
+	/* nfcf_filter::combo, ::ncombo: kept with the rest in the state */
+	struct fake_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
+	uint8_t ncombo[2];
 };
 
 struct fake_filter {
@@ -274,7 +282,7 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_BATCH_FLAGS] = T_U32, [NF_CUCKOO_A_IMAGE_HEADER] = T_BIN,
 	[NF_CUCKOO_A_CHUNK_OFFSET] = T_U64, [NF_CUCKOO_A_CHUNK_DATA] = T_BIN,
 	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
-	[NF_CUCKOO_A_ENCODING] = T_U8,
+	[NF_CUCKOO_A_ENCODING] = T_U8, [NF_CUCKOO_A_PREFIXES] = T_BIN,
 };
 
 #define B(a)	(1ULL << NF_CUCKOO_A_##a)
@@ -304,7 +312,7 @@ static uint64_t allowed(uint8_t cmd)
 	case NF_CUCKOO_CMD_TEST_ENTRIES:
 		return ENTRIES;
 	case NF_CUCKOO_CMD_LOAD_BEGIN:
-		return PACKET | B(IMAGE_HEADER);
+		return PACKET | B(IMAGE_HEADER) | B(PREFIXES);
 	case NF_CUCKOO_CMD_LOAD_CHUNK:
 		return B(NAME) | B(CHUNK_OFFSET) | B(CHUNK_DATA);
 	}
@@ -448,6 +456,15 @@ static int check_attr(struct req *r, const struct nlattr *a)
 		if (!len || len % rec)
 			return req_err(r, a, -EINVAL,
 				       "packed entries must be a non-empty array of whole records");
+		break;
+	case NF_CUCKOO_A_PREFIXES:
+		rec = sizeof(struct nf_cuckoo_prefix_count);
+		if ((size_t)len > 2 * NF_CUCKOO_PREFIXES_MAX * rec)
+			return req_err(r, a, -EINVAL,
+				       "Attribute failed policy validation");
+		if (!len || len % rec)
+			return req_err(r, a, -EINVAL,
+				       "prefixes must be a non-empty array of whole records");
 		break;
 	}
 	return 0;
@@ -636,6 +653,26 @@ static int cmd_new(struct req *r)
 	return 0;
 }
 
+/* nfcf_put_prefixes() */
+static void put_prefixes(struct nl_msg *m, const struct fake_filter *f)
+{
+	struct nf_cuckoo_prefix_count pc[2 * NF_CUCKOO_PREFIXES_MAX];
+	unsigned int fi, i, n = 0;
+
+	for (fi = 0; fi < 2; fi++)
+		for (i = 0; i < f->c.ncombo[fi]; i++)
+			if (f->c.combo[fi][i].count)
+				pc[n++] = (struct nf_cuckoo_prefix_count){
+					.family = fi ? NF_CUCKOO_FAMILY_IPV6 :
+						       NF_CUCKOO_FAMILY_IPV4,
+					.src_plen = f->c.combo[fi][i].s,
+					.dst_plen = f->c.combo[fi][i].d,
+					.count = f->c.combo[fi][i].count,
+				};
+	if (n)
+		nla_put(m, NF_CUCKOO_A_PREFIXES, (int)(n * sizeof(pc[0])), pc);
+}
+
 static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 		       bool stats)
 {
@@ -668,6 +705,7 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u32(m, NF_CUCKOO_A_MARK_MASK, f->c.mark_mask);
 	nla_put_u8(m, NF_CUCKOO_A_INVERT, f->c.invert);
 	nla_put_u8(m, NF_CUCKOO_A_ENABLED, f->c.enabled);
+	put_prefixes(m, f);
 	if (!stats)
 		return;
 	cf_get_stats(f->cf, &st);
@@ -745,8 +783,10 @@ static int cmd_flush(struct req *r)
 	struct fake_filter *f;
 	int err = get_filter(r, false, &f);
 
-	if (!err)
+	if (!err) {
 		cf_clear(f->cf);
+		f->c.ncombo[0] = f->c.ncombo[1] = 0;
+	}
 	return err;
 }
 
@@ -756,10 +796,14 @@ static void key_finish(struct nf_cuckoo_flow_key *k, const struct fake_cfg *c)
 	uint32_t f = c->fields;
 	int cmp;
 
-	if (!(f & NF_CUCKOO_KEY_SRC_ADDR))
+	if (!(f & NF_CUCKOO_KEY_SRC_ADDR)) {
 		memset(k->src, 0, sizeof(k->src));
-	if (!(f & NF_CUCKOO_KEY_DST_ADDR))
+		k->src_plen = 0;
+	}
+	if (!(f & NF_CUCKOO_KEY_DST_ADDR)) {
 		memset(k->dst, 0, sizeof(k->dst));
+		k->dst_plen = 0;
+	}
 	if (!(f & (NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR)))
 		k->family = 0;
 	if (!(f & NF_CUCKOO_KEY_SRC_PORT))
@@ -768,7 +812,6 @@ static void key_finish(struct nf_cuckoo_flow_key *k, const struct fake_cfg *c)
 		k->dport = 0;
 	if (!(f & NF_CUCKOO_KEY_PROTO))
 		k->proto = 0;
-	k->pad[0] = k->pad[1] = 0;
 	cmp = memcmp(k->src, k->dst, sizeof(k->src));
 	if (c->bidir && (cmp > 0 || (!cmp && ntohs(k->sport) > ntohs(k->dport)))) {
 		uint32_t a[4];
@@ -780,6 +823,142 @@ static void key_finish(struct nf_cuckoo_flow_key *k, const struct fake_cfg *c)
 		p = k->sport;
 		k->sport = k->dport;
 		k->dport = p;
+		p = k->src_plen;
+		k->src_plen = k->dst_plen;
+		k->dst_plen = (uint8_t)p;
+	}
+}
+
+/* nfcf_addr_mask() */
+static void addr_mask(uint32_t *a, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++, plen = plen > 32 ? plen - 32 : 0) {
+		if (plen >= 32)
+			continue;
+		a[i] &= plen ? htonl(~0U << (32 - plen)) : 0;
+	}
+}
+
+/* nfcf_entry_plen(): 0, or the errno with the ext-ack set. */
+static int entry_plen(struct req *r, const struct nf_cuckoo_flow_key *k,
+		      const uint32_t *addr, uint8_t *out, unsigned int plen,
+		      uint32_t field, const struct fake_cfg *c,
+		      const struct nlattr *at)
+{
+	unsigned int bits = k->family == NF_CUCKOO_FAMILY_IPV4 ? 32 : 128;
+	uint32_t m[4];
+
+	*out = 0;
+	if (!plen || plen == bits)
+		return 0;
+	if (plen > bits)
+		return req_err(r, at, -ERANGE,
+			       "prefix length past the end of the address (IPv4: 32, IPv6: 128)");
+	if (!(c->fields & field))
+		return req_err(r, at, -EINVAL,
+			       "prefix length on an address the filter's key does not hold");
+	if (c->bidir)
+		return req_err(r, at, -EINVAL,
+			       "a bidirectional filter holds no prefixes");
+	memcpy(m, addr, sizeof(m));
+	addr_mask(m, plen);
+	if (memcmp(m, addr, sizeof(m)))
+		return req_err(r, at, -EINVAL,
+			       "address has bits set past its prefix length");
+	*out = (uint8_t)plen;
+	return 0;
+}
+
+/* nfcf_flowkey_prefix() */
+static void key_prefix(struct nf_cuckoo_flow_key *k, uint8_t s, uint8_t d)
+{
+	if (s)
+		addr_mask(k->src, s);
+	if (d)
+		addr_mask(k->dst, d);
+	k->src_plen = s;
+	k->dst_plen = d;
+}
+
+#define FAM_IDX(family)	((family) == NF_CUCKOO_FAMILY_IPV6)
+
+static struct fake_combo *combo_find(struct fake_cfg *c,
+				     const struct nf_cuckoo_flow_key *k)
+{
+	unsigned int fi = FAM_IDX(k->family), i;
+
+	for (i = 0; i < c->ncombo[fi]; i++)
+		if (c->combo[fi][i].s == k->src_plen &&
+		    c->combo[fi][i].d == k->dst_plen)
+			return &c->combo[fi][i];
+	return NULL;
+}
+
+/* nfcf_combo_get() */
+static int combo_get(struct fake_cfg *c, const struct nf_cuckoo_flow_key *k,
+		     struct fake_combo **out)
+{
+	unsigned int fi = FAM_IDX(k->family);
+
+	*out = combo_find(c, k);
+	if (*out)
+		return 0;
+	if (c->ncombo[fi] == NF_CUCKOO_PREFIXES_MAX)
+		return -EOVERFLOW;
+	*out = &c->combo[fi][c->ncombo[fi]++];
+	**out = (struct fake_combo){ .s = k->src_plen, .d = k->dst_plen };
+	return 0;
+}
+
+static void combo_count(struct fake_cfg *c, const struct nf_cuckoo_flow_key *k,
+			int delta)
+{
+	struct fake_combo *x;
+
+	if (!k->src_plen && !k->dst_plen)
+		return;
+	x = combo_find(c, k);
+	if (!x)
+		abort();
+	x->count += (uint32_t)delta;
+}
+
+/* nfcf_combo_retire() */
+static void combo_retire(struct fake_cfg *c)
+{
+	unsigned int fi, i, j;
+
+	for (fi = 0; fi < 2; fi++) {
+		for (i = j = 0; i < c->ncombo[fi]; i++)
+			if (c->combo[fi][i].count)
+				c->combo[fi][j++] = c->combo[fi][i];
+		c->ncombo[fi] = (uint8_t)j;
+	}
+}
+
+/* nfcf_filter_lookup(): a key of full addresses, and each prefix. */
+static bool lookup(struct fake_filter *f, const struct nf_cuckoo_flow_key *k)
+{
+	struct nf_cuckoo_flow_key keys[CF_ANY_MAX];
+	unsigned int fi = FAM_IDX(k->family), n, i = 0, m = 1;
+
+	if (k->src_plen || k->dst_plen || !k->family || !f->c.ncombo[fi])
+		return cf_contains(f->cf, k, sizeof(*k));
+	n = f->c.ncombo[fi];
+	keys[0] = *k;
+	for (;;) {
+		for (; m < CF_ANY_MAX && i < n; m++, i++) {
+			keys[m] = *k;
+			key_prefix(&keys[m], f->c.combo[fi][i].s,
+				   f->c.combo[fi][i].d);
+		}
+		if (cf_contains_any(f->cf, keys, sizeof(*k), m))
+			return true;
+		if (i == n)
+			return false;
+		m = 0;
 	}
 }
 
@@ -803,7 +982,8 @@ static int batch_packed(struct req *r, struct batch *b, const struct nlattr *a,
 
 	for (i = 0; i < n; i++, p += rec) {
 		struct nf_cuckoo_flow_key *k = &b->keys[b->n];
-		const uint8_t *pad;
+		uint8_t pad, sp, dp;
+		int err;
 
 		if (!(fam & f->c.families)) {
 			b->fail_index = b->n;
@@ -821,7 +1001,9 @@ static int batch_packed(struct req *r, struct batch *b, const struct nlattr *a,
 			k->sport = e.sport;
 			k->dport = e.dport;
 			k->proto = e.proto;
-			pad = p + offsetof(struct nf_cuckoo_entry_ipv4, pad);
+			sp = e.src_plen;
+			dp = e.dst_plen;
+			pad = e.pad;
 		} else {
 			struct nf_cuckoo_entry_ipv6 e;
 
@@ -831,15 +1013,27 @@ static int batch_packed(struct req *r, struct batch *b, const struct nlattr *a,
 			k->sport = e.sport;
 			k->dport = e.dport;
 			k->proto = e.proto;
-			pad = p + offsetof(struct nf_cuckoo_entry_ipv6, pad);
+			sp = e.src_plen;
+			dp = e.dst_plen;
+			pad = e.pad;
 		}
-		if (pad[0] | pad[1] | pad[2]) {
+		if (pad) {
 			b->fail_index = b->n;
 			b->why = NF_CUCKOO_ENTRY_E_MALFORMED;
 			return req_err(r, a, -EINVAL,
 				       "packed entry's padding is not zero");
 		}
 		k->family = fam;
+		err = entry_plen(r, k, k->src, &k->src_plen, sp,
+				 NF_CUCKOO_KEY_SRC_ADDR, &f->c, a);
+		if (!err)
+			err = entry_plen(r, k, k->dst, &k->dst_plen, dp,
+					 NF_CUCKOO_KEY_DST_ADDR, &f->c, a);
+		if (err) {
+			b->fail_index = b->n;
+			b->why = NF_CUCKOO_ENTRY_E_MALFORMED;
+			return err;
+		}
 		key_finish(k, &f->c);
 		b->where[b->n++] = a;
 	}
@@ -850,6 +1044,7 @@ static int batch_errno_why(int err)
 {
 	return err == -ENOSPC ? NF_CUCKOO_ENTRY_E_FULL :
 	       err == -ENOENT ? NF_CUCKOO_ENTRY_E_NOENT :
+	       err == -EOVERFLOW ? NF_CUCKOO_ENTRY_E_PREFIXES :
 				NF_CUCKOO_ENTRY_E_MALFORMED;
 }
 
@@ -857,22 +1052,40 @@ static int batch_errno_why(int err)
  * nfcf_batch_one(): 1 if skipped, 0 if applied, or the error; the same
  * core calls, so that a table built here is the kernel's to the bit.
  */
-static int batch_one(struct cuckoo_filter *cf,
+static int batch_one(struct fake_filter *f,
 		     const struct nf_cuckoo_flow_key *k, uint32_t flags,
 		     bool del)
 {
+	struct cuckoo_filter *cf = f->cf;
+	bool prefix = k->src_plen || k->dst_plen;
+	struct fake_combo *c = NULL;
 	const size_t kl = sizeof(*k);
 	int err;
 
 	if (del) {
-		err = cf_delete(cf, k, kl);
+		if (prefix)
+			c = combo_find(&f->c, k);
+		if (prefix && (!c || !c->count))
+			err = -ENOENT;
+		else
+			err = cf_delete(cf, k, kl);
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
+		if (!err && c)
+			c->count--;
 		return err;
 	}
+	if (prefix) {
+		err = combo_get(&f->c, k, &c);
+		if (err)
+			return err;
+	}
 	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
-		return cf_add(cf, k, kl);
-	err = cf_add_unique(cf, k, kl);
+		err = cf_add(cf, k, kl);
+	else
+		err = cf_add_unique(cf, k, kl);
+	if (!err && c)
+		c->count++;
 	return err == -EEXIST ? 1 : err;
 }
 
@@ -886,7 +1099,7 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 	int err = 0;
 
 	for (i = 0; i < b->n; i++) {
-		err = batch_one(cf, &b->keys[i], flags, del);
+		err = batch_one(f, &b->keys[i], flags, del);
 		if (err > 0) {
 			b->skipped++;
 			err = 0;
@@ -897,8 +1110,10 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 		b->bits[i / 8] |= (uint8_t)(1 << (i % 8));
 		b->done++;
 	}
-	if (!err)
+	if (!err) {
+		combo_retire(&f->c);
 		return 0;
+	}
 	b->fail_index = i;
 	b->why = (uint32_t)batch_errno_why(err);
 	b->skipped = 0;
@@ -907,13 +1122,19 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 			continue;
 		if (del ? cf_add(cf, &b->keys[j], kl) :
 			  cf_delete(cf, &b->keys[j], kl)) {
+			combo_retire(&f->c);
 			return req_err(r, b->where[i], -EUCLEAN,
 				       "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
 		}
+		combo_count(&f->c, &b->keys[j], del ? 1 : -1);
 		b->done--;
 	}
+	combo_retire(&f->c);
 	if (b->why == NF_CUCKOO_ENTRY_E_FULL)
 		return req_err(r, b->where[i], err, "filter is full: batch undone");
+	if (b->why == NF_CUCKOO_ENTRY_E_PREFIXES)
+		return req_err(r, b->where[i], err,
+			       "more than NF_CUCKOO_PREFIXES_MAX combinations of prefix lengths of the entry's family: batch undone");
 	return req_err(r, b->where[i], err,
 		       "entry is not in the filter: batch undone");
 }
@@ -973,7 +1194,7 @@ static int cmd_entries(struct req *r)
 		uint32_t i;
 
 		for (i = 0; i < b.n; i++)
-			if (cf_contains(f->cf, &b.keys[i], sizeof(b.keys[i]))) {
+			if (lookup(f, &b.keys[i])) {
 				b.bits[i / 8] |= (uint8_t)(1 << (i % 8));
 				b.hits++;
 			}
@@ -1046,6 +1267,49 @@ static int cmd_save(struct req *r)
 	return 0;
 }
 
+/* nfcf_check_prefixes() and nfcf_filter_load_prefixes() */
+static int load_prefixes(struct req *r, struct fake_cfg *c,
+			 const struct nlattr *a)
+{
+	const uint8_t *p = nla_data(a);
+	size_t n = (size_t)nla_len(a) / sizeof(struct nf_cuckoo_prefix_count);
+	struct nf_cuckoo_prefix_count pc;
+	unsigned int fi, bits;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&pc, p + i * sizeof(pc), sizeof(pc));
+		if (pc.family != NF_CUCKOO_FAMILY_IPV4 &&
+		    pc.family != NF_CUCKOO_FAMILY_IPV6)
+			goto bad;
+		bits = pc.family == NF_CUCKOO_FAMILY_IPV4 ? 32 : 128;
+		fi = FAM_IDX(pc.family);
+		if (!(pc.family & c->families) || c->bidir || pc.pad ||
+		    !pc.count || !(pc.src_plen || pc.dst_plen) ||
+		    pc.src_plen >= bits || pc.dst_plen >= bits ||
+		    (pc.src_plen && !(c->fields & NF_CUCKOO_KEY_SRC_ADDR)) ||
+		    (pc.dst_plen && !(c->fields & NF_CUCKOO_KEY_DST_ADDR)))
+			goto bad;
+		{
+			struct nf_cuckoo_flow_key k = {
+				.family = pc.family, .src_plen = pc.src_plen,
+				.dst_plen = pc.dst_plen,
+			};
+
+			if (combo_find(c, &k) ||
+			    c->ncombo[fi] == NF_CUCKOO_PREFIXES_MAX)
+				goto bad;
+		}
+		c->combo[fi][c->ncombo[fi]++] = (struct fake_combo){
+			.s = pc.src_plen, .d = pc.dst_plen, .count = pc.count,
+		};
+	}
+	return 0;
+bad:
+	return req_err(r, a, -EINVAL,
+		       "prefix counts do not fit the filter: a combination of lengths its key, family or bound refuses, given twice, or counting 0");
+}
+
 static int cmd_load_begin(struct req *r)
 {
 	const struct nlattr *ha = r->tb[NF_CUCKOO_A_IMAGE_HEADER];
@@ -1087,6 +1351,14 @@ static int cmd_load_begin(struct req *r)
 				       "nf_cuckoo: cannot allocate the filter's memory");
 		return req_err(r, ha, err,
 			       "image header rejected: wrong magic, version, byte order or geometry");
+	}
+	if (r->tb[NF_CUCKOO_A_PREFIXES]) {
+		err = load_prefixes(r, &c, r->tb[NF_CUCKOO_A_PREFIXES]);
+		if (err) {
+			cf_free(f->cf);
+			free(f);
+			return err;
+		}
 	}
 	if (find(c.name)) {
 		cf_free(f->cf);
@@ -1242,7 +1514,7 @@ static void handle(struct nlmsghdr *nlh)
 
 /* ---- persistence ---- */
 
-#define STATE_MAGIC	"cfctl fake state 1\n"
+#define STATE_MAGIC	"cfctl fake state 2\n"
 
 static void state_load(const char *path)
 {

@@ -58,6 +58,11 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 		if (nla_put(msg, NF_CUCKOO_A_IMAGE_HEADER, (int)fs->image_len,
 			    fs->image))
 			goto fail;
+		if (fs->nprefixes &&
+		    nla_put(msg, NF_CUCKOO_A_PREFIXES,
+			    (int)(fs->nprefixes * sizeof(fs->prefixes[0])),
+			    fs->prefixes))
+			goto fail;
 	} else {
 		if ((fs->have & HAVE_CAPACITY) &&
 		    nla_put_u64(msg, NF_CUCKOO_A_CAPACITY, fs->capacity))

@@ -83,6 +83,15 @@ int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
 		}
 	}
 	fi->table_bytes = get_u64(tb[NF_CUCKOO_A_IMAGE_TABLE_BYTES]);
+	if (tb[NF_CUCKOO_A_PREFIXES]) {
+		size_t l = (size_t)nla_len(tb[NF_CUCKOO_A_PREFIXES]);
+
+		if (l > sizeof(fi->prefixes))
+			l = sizeof(fi->prefixes);
+		fi->nprefixes = l / sizeof(fi->prefixes[0]);
+		memcpy(fi->prefixes, nla_data(tb[NF_CUCKOO_A_PREFIXES]),
+		       fi->nprefixes * sizeof(fi->prefixes[0]));
+	}
 	return 0;
 }
 
@@ -273,6 +282,23 @@ static void fmt_flags(const struct filter_info *fi, char *buf, size_t len)
 		 fi->loading ? " loading" : "");
 }
 
+/* "ip src/24 dst/32": a combination, with the full length where 0. */
+static void fmt_prefix(const struct filter_info *fi,
+		       const struct nf_cuckoo_prefix_count *pc, char *buf,
+		       size_t len)
+{
+	unsigned int full = pc->family == NF_CUCKOO_FAMILY_IPV6 ? 128 : 32;
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s", family_name(pc->family));
+	if ((fi->key_fields & NF_CUCKOO_KEY_SRC_ADDR) && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " src/%u",
+					pc->src_plen ? pc->src_plen : full);
+	if ((fi->key_fields & NF_CUCKOO_KEY_DST_ADDR) && off < len)
+		snprintf(buf + off, len - off, " dst/%u",
+			 pc->dst_plen ? pc->dst_plen : full);
+}
+
 void info_print_text(const struct filter_info *fi, FILE *f)
 {
 	char key[64], fpr[32], act[64], flags[64];
@@ -291,6 +317,18 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 		fi->priority);
 	fprintf(f, "Action: %s\n", act);
 	fprintf(f, "Flags:%s\n", flags);
+	if (fi->nprefixes) {
+		char pbuf[64];
+		size_t i;
+
+		fprintf(f, "Prefixes:");
+		for (i = 0; i < fi->nprefixes; i++) {
+			fmt_prefix(fi, &fi->prefixes[i], pbuf, sizeof(pbuf));
+			fprintf(f, "%s %s: %u", i ? "," : "", pbuf,
+				fi->prefixes[i].count);
+		}
+		fputc('\n', f);
+	}
 	if (!fi->has_stats)
 		return;
 	fprintf(f, "Items: %" PRIu64 "\n", fi->st.items);
@@ -345,6 +383,29 @@ struct json_object *info_json(const struct filter_info *fi)
 	json_object_object_add(o, "invert", json_object_new_boolean(fi->invert));
 	json_object_object_add(o, "enabled", json_object_new_boolean(fi->enabled));
 	json_object_object_add(o, "loading", json_object_new_boolean(fi->loading));
+	{
+		struct json_object *pa = json_object_new_array();
+		size_t i;
+
+		for (i = 0; i < fi->nprefixes; i++) {
+			const struct nf_cuckoo_prefix_count *pc = &fi->prefixes[i];
+			struct json_object *po = json_object_new_object();
+			int full = pc->family == NF_CUCKOO_FAMILY_IPV6 ? 128 : 32;
+
+			json_object_object_add(po, "family",
+					       json_object_new_string(family_name(pc->family)));
+			if (fi->key_fields & NF_CUCKOO_KEY_SRC_ADDR)
+				json_object_object_add(po, "src", json_object_new_int(
+					pc->src_plen ? pc->src_plen : full));
+			if (fi->key_fields & NF_CUCKOO_KEY_DST_ADDR)
+				json_object_object_add(po, "dst", json_object_new_int(
+					pc->dst_plen ? pc->dst_plen : full));
+			json_object_object_add(po, "entries",
+					       json_object_new_uint64(pc->count));
+			json_object_array_add(pa, po);
+		}
+		json_object_object_add(o, "prefixes", pa);
+	}
 	if (fi->has_stats) {
 		struct json_object *s = json_object_new_object();
 		struct json_object *p = json_object_new_object();
@@ -386,4 +447,8 @@ void info_print_create(const struct filter_info *fi, FILE *f)
 		fi->fp_bits, fi->bucket, encoding_word(fi), fi->kicks, hook_name(fi->hook),
 		fi->priority, act, fi->bidir ? " bidirectional" : "",
 		fi->invert ? " invert" : "", fi->enabled ? "" : " disabled");
+	if (fi->nprefixes) {
+		fputs(" prefixes ", f);
+		format_prefix_counts(fi->prefixes, fi->nprefixes, f);
+	}
 }

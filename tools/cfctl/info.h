@@ -32,6 +32,9 @@ struct filter_info {
 		bool victim;
 		uint64_t lookups, matches, dropped, marked;
 	} st;
+	/* NF_CUCKOO_A_PREFIXES */
+	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
+	size_t nprefixes;
 	/* SAVE only */
 	uint8_t image[NF_CUCKOO_IMAGE_HEADER_MAXLEN];
 	size_t image_len;

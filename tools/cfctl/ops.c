@@ -123,7 +123,8 @@ static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 	if (e->family == NF_CUCKOO_FAMILY_IPV6) {
 		struct nf_cuckoo_entry_ipv6 r = {
 			.sport = htons(e->sport), .dport = htons(e->dport),
-			.proto = e->proto,
+			.proto = e->proto, .src_plen = e->src_plen,
+			.dst_plen = e->dst_plen,
 		};
 
 		memcpy(r.src, e->src, 16);
@@ -132,7 +133,8 @@ static int put_entry(struct opq *q, struct nl_msg *msg, const struct entry *e)
 	} else {
 		struct nf_cuckoo_entry_ipv4 r = {
 			.sport = htons(e->sport), .dport = htons(e->dport),
-			.proto = e->proto,
+			.proto = e->proto, .src_plen = e->src_plen,
+			.dst_plen = e->dst_plen,
 		};
 
 		memcpy(&r.src, e->src, 4);

@@ -559,6 +559,77 @@ do {									\
 	fs->have |= (bit);						\
 } while (0)
 
+/* Decimal digits at p, at most max: past them, or NULL. */
+static const char *take_uint(const char *p, unsigned long long max,
+			     unsigned long long *out)
+{
+	unsigned long long v = 0;
+	const char *q = p;
+
+	while (*q >= '0' && *q <= '9' && q - p < 10)
+		v = v * 10 + (unsigned long long)(*q++ - '0');
+	if (q == p || v > max || (*q >= '0' && *q <= '9'))
+		return NULL;
+	*out = v;
+	return q;
+}
+
+int parse_prefix_counts(const char *s, struct nf_cuckoo_prefix_count *pc,
+			size_t *n, char *err, size_t errlen)
+{
+	const char *p = s;
+
+	for (*n = 0; ; p++) {
+		unsigned long long sl, dl, c;
+		uint8_t fam;
+
+		if (*n == PREFIX_COUNTS_MAX) {
+			seterr(err, errlen, "more than %d prefix counts",
+			       PREFIX_COUNTS_MAX);
+			return -1;
+		}
+		if (!strncmp(p, "ip6/", 4)) {
+			fam = NF_CUCKOO_FAMILY_IPV6;
+			p += 4;
+		} else if (!strncmp(p, "ip/", 3)) {
+			fam = NF_CUCKOO_FAMILY_IPV4;
+			p += 3;
+		} else {
+			goto bad;
+		}
+		p = take_uint(p, 128, &sl);
+		if (!p || *p++ != '/')
+			goto bad;
+		p = take_uint(p, 128, &dl);
+		if (!p || *p++ != '=')
+			goto bad;
+		p = take_uint(p, UINT32_MAX, &c);
+		if (!p || !c || (*p && *p != ','))
+			goto bad;
+		pc[(*n)++] = (struct nf_cuckoo_prefix_count){
+			.family = fam, .src_plen = (uint8_t)sl,
+			.dst_plen = (uint8_t)dl, .count = (uint32_t)c,
+		};
+		if (!*p)
+			return 0;
+	}
+bad:
+	seterr(err, errlen, "bad prefix counts '%s' (want FAMILY/SRCLEN/DSTLEN=COUNT,..., as save writes them)",
+	       s);
+	return -1;
+}
+
+void format_prefix_counts(const struct nf_cuckoo_prefix_count *pc, size_t n,
+			  FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s/%u/%u=%u", i ? "," : "",
+			pc[i].family == NF_CUCKOO_FAMILY_IPV6 ? "ip6" : "ip",
+			pc[i].src_plen, pc[i].dst_plen, pc[i].count);
+}
+
 /*
  * create NAME [family F] [key FIELDS] [capacity N] [fpr E | fingerprint BITS]
  *	[bucket B] [semisort | nosemisort] [kicks K] [seed S] [hook H] [priority P]
@@ -713,6 +784,12 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		} else if (!strcmp(k, "disable") || !strcmp(k, "disabled")) {
 			ONCE(HAVE_ENABLED);
 			fs->enabled = false;
+		} else if (!for_set && allow_image && !strcmp(k, "prefixes")) {
+			ONCE(HAVE_PREFIXES);
+			NEED_VALUE();
+			if (parse_prefix_counts(v, fs->prefixes, &fs->nprefixes,
+						err, errlen))
+				return -1;
 		} else if (!for_set && allow_image && !strcmp(k, "image")) {
 			size_t len;
 			long got;
@@ -738,6 +815,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				"fingerprint", "fp", "fpr", "bucket", "kicks",
 				"seed", "hook", "priority", "bidirectional",
 				"bidir", "image", "semisort", "nosemisort",
+				"prefixes",
 			};
 			size_t j;
 
@@ -747,7 +825,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				if (for_set)
 					seterr(err, errlen, "'%s' is fixed when a filter is created; set changes only action, invert and enable/disable", k);
 				else
-					seterr(err, errlen, "'image' is only valid in a restore stream");
+					seterr(err, errlen, "'%s' is only valid in a restore stream", k);
 				return -1;
 			}
 			seterr(err, errlen, "unknown parameter '%s'", k);
@@ -762,6 +840,10 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 	if ((fs->have & HAVE_ENCODING) && (fs->have & HAVE_BUCKET) &&
 	    fs->encoding == NF_CUCKOO_ENCODING_SEMISORT && fs->bucket != 4) {
 		seterr(err, errlen, "semi-sorted buckets need bucket size 4");
+		return -1;
+	}
+	if ((fs->have & HAVE_PREFIXES) && !(fs->have & HAVE_IMAGE)) {
+		seterr(err, errlen, "'prefixes' goes with 'image': the counts of a saved table");
 		return -1;
 	}
 	if ((fs->have & HAVE_IMAGE) && (fs->have & (HAVE_SEED | HAVE_FPR))) {

@@ -391,6 +391,111 @@ static void t_entry_check(void)
 	      strstr(err, "source address") != NULL, "addressless vs 5-tuple: %s", err);
 }
 
+/* A blocklist's lines: an address or a prefix, comments, bad lengths. */
+static void t_list_lines(void)
+{
+	struct keyspec src = { NF_CUCKOO_KEY_SRC_ADDR, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec dst = { NF_CUCKOO_KEY_DST_ADDR, NF_CUCKOO_FAMILY_INET, false };
+	struct keyspec sd = { NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR,
+			      NF_CUCKOO_FAMILY_INET, false };
+	struct entry e;
+	char err[ERRLEN], line[64];
+	uint8_t a[16];
+
+	snprintf(line, sizeof(line), "1.10.16.0 ; SBL256894\r");
+	strip_comment(line);
+	CHECK(!strcmp(line, "1.10.16.0 "), "trailing ';' comment: '%s'", line);
+	snprintf(line, sizeof(line), "2001:db8::1# x;y");
+	strip_comment(line);
+	CHECK(!strcmp(line, "2001:db8::1"), "trailing '#' comment: '%s'", line);
+	snprintf(line, sizeof(line), "; Spamhaus DROP");
+	strip_comment(line);
+	CHECK(line_is_blank(line), "whole-line ';' comment");
+	snprintf(line, sizeof(line), " \t\r");
+	CHECK(line_is_blank(line), "blanks and CR");
+
+	CHECK(!parse1("192.0.2.7", &e, err) && e.bare &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "an address alone is bare");
+	CHECK(!parse1("src 192.0.2.7", &e, err) && !e.bare, "src ADDR is not bare");
+	CHECK(!parse1("192.0.2.7 192.0.2.8", &e, err) && !e.bare,
+	      "two addresses are not bare");
+	CHECK(!parse1("192.0.2.7:80", &e, err) && !e.bare,
+	      "an address with a port is not bare");
+	parse1("192.0.2.7\r", &e, err);
+	CHECK(!entry_check(&e, &src, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "bare to a src key: %s", err);
+	parse1("192.0.2.7", &e, err);
+	inet_pton(AF_INET, "192.0.2.7", a);
+	CHECK(!entry_check(&e, &dst, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR && !memcmp(e.dst, a, 4) &&
+	      !memcmp(e.src, "\0\0\0\0", 4) && e.family == NF_CUCKOO_FAMILY_IPV4,
+	      "bare to a dst key: %s", err);
+	parse1("src 192.0.2.7", &e, err);
+	CHECK(entry_check(&e, &dst, "f", err, ERRLEN), "src ADDR to a dst key");
+	parse1("192.0.2.7", &e, err);
+	CHECK(entry_check(&e, &sd, "f", err, ERRLEN) &&
+	      strstr(err, "src or dst alone"), "bare to src,dst: %s", err);
+
+	CHECK(!parse1("192.0.2.7/32", &e, err) && e.bare &&
+	      !memcmp(e.src, a, 4) && !e.src_plen, "/32 is the address: %s", err);
+	inet_pton(AF_INET6, "2001:db8::1", a);
+	CHECK(!parse1("2001:db8::1/128", &e, err) && !memcmp(e.src, a, 16) &&
+	      e.family == NF_CUCKOO_FAMILY_IPV6 && !e.src_plen,
+	      "/128 is the address: %s", err);
+	CHECK(!parse1("dst 2001:db8::1/128", &e, err) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR, "dst ADDR/128: %s", err);
+	CHECK(!parse1("1.10.16.0/20", &e, err) && e.bare && e.src_plen == 20 &&
+	      e.given == NF_CUCKOO_KEY_SRC_ADDR, "a prefix: %s", err);
+	CHECK(!parse1("2001:db8::/32", &e, err) && e.src_plen == 32 &&
+	      e.family == NF_CUCKOO_FAMILY_IPV6, "an IPv6 prefix: %s", err);
+	CHECK(!parse1("src 2001:db8::/32 dst 198.51.100.7", &e, err) == 0 &&
+	      strstr(err, "IPv"), "prefix and address of two families: %s", err);
+	CHECK(!parse1("udp src 10.0.0.0/8 sport 53 dst 192.0.2.0/24 dport 1",
+		      &e, err) && e.src_plen == 8 && e.dst_plen == 24 &&
+	      e.sport == 53 && e.dport == 1, "prefixes with keywords: %s", err);
+	CHECK(parse1("0.0.0.0/0", &e, err) && strstr(err, "/0 prefix"),
+	      "/0 is refused: %s", err);
+	CHECK(parse1("::/0", &e, err) && strstr(err, "/0 prefix"),
+	      "::/0 is refused: %s", err);
+	parse1("1.10.16.0/20", &e, err);
+	CHECK(!entry_check(&e, &dst, "f", err, ERRLEN) &&
+	      e.given == NF_CUCKOO_KEY_DST_ADDR && e.dst_plen == 20 &&
+	      !e.src_plen, "a bare prefix to a dst key: %s", err);
+	{
+		struct keyspec bi = { NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR,
+				      NF_CUCKOO_FAMILY_INET, true };
+
+		parse1("src 10.0.0.0/8 dst 192.0.2.1", &e, err);
+		CHECK(entry_check(&e, &bi, "f", err, ERRLEN) &&
+		      strstr(err, "bidirectional"), "prefix, bidirectional: %s",
+		      err);
+	}
+	CHECK(parse1("10.0.0.1/8", &e, err) && strstr(err, "bits set"),
+	      "host bits: %s", err);
+	CHECK(!parse1("10.128.0.0/9", &e, err) && e.src_plen == 9,
+	      "/9, no host bits: %s", err);
+	CHECK(parse1("10.192.0.0/9", &e, err) && strstr(err, "bits set"),
+	      "/9, a host bit in the partial byte: %s", err);
+	CHECK(parse1("2001:db8::1/64", &e, err) && strstr(err, "bits set"),
+	      "IPv6 host bits: %s", err);
+	CHECK(parse1("10.0.0.0/33", &e, err) && strstr(err, "/33"),
+	      "/33: %s", err);
+	CHECK(parse1("2001:db8::/129", &e, err) && strstr(err, "/129"),
+	      "/129: %s", err);
+	CHECK(parse1("10.0.0.0/1000", &e, err) && strstr(err, "prefix length"),
+	      "/1000: %s", err);
+	CHECK(parse1("10.0.0.0/", &e, err) && strstr(err, "prefix length"),
+	      "empty length: %s", err);
+	CHECK(parse1("10.0.0.0/-8", &e, err) && strstr(err, "prefix length"),
+	      "negative length: %s", err);
+	CHECK(parse1("10.0.0.0/8:80", &e, err) && strstr(err, "prefix length"),
+	      "prefix with a port: %s", err);
+	CHECK(parse1("src 10.0.0.0/33", &e, err) && strstr(err, "/33"),
+	      "src ADDR/33: %s", err);
+	CHECK(parse1("10.0.0/8", &e, err), "bad address with a length");
+	CHECK(parse1("/8", &e, err), "length alone");
+}
+
 static void t_entry_format(void)
 {
 	static const char *const in[] = {
@@ -402,6 +507,10 @@ static void t_entry_format(void)
 		"icmp 10.0.0.1 10.0.0.2",
 		"200 10.0.0.1 10.0.0.2",
 		"dst [2001:db8::2]:80",
+		"10.0.0.0/8",
+		"dst 2001:db8::/32",
+		"udp src 10.0.0.0/8 sport 53 dst 192.0.2.0/24 dport 1",
+		"tcp 10.0.0.0/8 192.0.2.1:80",
 	};
 	struct entry a, b;
 	char err[ERRLEN], buf[160];
@@ -762,6 +871,7 @@ static const struct {
 	{ "entries: the IPv4 fast path reads as the general parser", t_entry_fast_path },
 	{ "entries: several on a command line", t_entry_multi },
 	{ "entries against a filter's key and family", t_entry_check },
+	{ "blocklist lines: addresses, comments, prefixes refused", t_list_lines },
 	{ "entries print back as they read", t_entry_format },
 	{ "base64 (RFC 4648 vectors, round trips, bad input)", t_base64 },
 	{ "create and set parameters", t_filter_spec },

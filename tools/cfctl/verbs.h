@@ -48,6 +48,7 @@ struct parsed {
 	struct entry *e;
 	uint32_t *line;
 	size_t n, cap;
+	size_t skipped;		/* -skip-bad: bad lines left out */
 };
 
 void parsed_free(struct parsed *p);

@@ -8,6 +8,11 @@
  *   version 2: packed entries (NF_CUCKOO_A_ENTRIES_IPV4, NF_CUCKOO_A_ENTRIES_IPV6).
  *   version 3: semi-sorted buckets (NF_CUCKOO_A_ENCODING); NEW with FPR
  *	and bucket size 4 chooses them unless ENCODING says otherwise.
+ *   version 4: prefix entries (NF_CUCKOO_ENTRY_A_SRC_PLEN, _DST_PLEN, the
+ *	src_plen and dst_plen bytes of the packed records, which were
+ *	padding that had to be zero), NF_CUCKOO_A_PREFIXES,
+ *	NF_CUCKOO_ENTRY_E_PREFIXES; struct nf_cuckoo_flow_key's padding
+ *	holds the prefix lengths.
  *
  * Transport
  * =========
@@ -96,9 +101,11 @@
  *     NF_CUCKOO_ENTRY_E_FAMILY: the entry's family is not one the filter holds),
  *     and nothing is applied;
  *  2. then the entries are applied in order under the filter's lock; if
- *     entry i fails (add: NF_CUCKOO_ENTRY_E_FULL, the filter is full; delete:
- *     NF_CUCKOO_ENTRY_E_NOENT, the entry is not in the filter), the entries this
- *     message already applied are undone, so the filter is as before.
+ *     entry i fails (add: NF_CUCKOO_ENTRY_E_FULL, the filter is full, or
+ *     NF_CUCKOO_ENTRY_E_PREFIXES, its prefix lengths would be one
+ *     combination too many; delete: NF_CUCKOO_ENTRY_E_NOENT, the entry is
+ *     not in the filter), the entries this message already applied are
+ *     undone, so the filter is as before.
  * All or nothing holds for the caller, not for the packet path: the
  * entries are applied one at a time, and a packet looked up while the
  * batch is applied, or undone, may see part of it.  A packet can be
@@ -111,8 +118,9 @@
  * On a failure the reply also holds BATCH_FAIL_INDEX and BATCH_FAIL_REASON
  * (BATCH_DONE is then 0: everything was undone), and is followed by the
  * error ack (errno -EINVAL malformed, or -ERANGE for a value out of range
- * such as an entry family of 3; -EAFNOSUPPORT wrong family, -ENOSPC full,
- * -ENOENT absent) whose extended ack names the failing NF_CUCKOO_A_ENTRY or the
+ * such as an entry family of 3 or a prefix length past the address;
+ * -EAFNOSUPPORT wrong family, -ENOSPC full, -EOVERFLOW too many
+ * combinations of prefix lengths, -ENOENT absent) whose extended ack names the failing NF_CUCKOO_A_ENTRY or the
  * attribute in it, or the packed attribute holding the failing record
  * (NLMSGERR_ATTR_OFFS), and says what was wrong.  In the
  * extremely unlikely case that an undo itself fails the error is
@@ -120,6 +128,33 @@
  * message says so.  Error acks echo the request unless NETLINK_CAP_ACK is
  * set on the socket: with big batches, set it (or use a large receive
  * buffer).
+ *
+ * Prefixes
+ * ========
+ * An entry's address may be a network: NF_CUCKOO_ENTRY_A_SRC_PLEN (and
+ * _DST_PLEN), or the src_plen (dst_plen) byte of a packed record, give
+ * its prefix length, 1..31 for IPv4 and 1..127 for IPv6; 0 or the full
+ * length (32, 128) is a single address, as without them.  The address must have no bit set past the length
+ * (-EINVAL: refused, not rounded down), the filter's key must hold the
+ * field (-EINVAL), and the filter must not be BIDIRECTIONAL (-EINVAL).
+ * The key hashed is the masked address with its length
+ * (struct nf_cuckoo_flow_key), so 10.0.0.0/8 and 10.0.0.0/16 are two
+ * entries; DEL_ENTRIES of a prefix deletes that prefix of that length.
+ *
+ * A filter counts, per family, the entries of each combination of
+ * (source length, destination length) other than two full addresses,
+ * exactly: an add counts its combination, a delete uncounts it, a delete
+ * of a combination whose count is 0 fails with NF_CUCKOO_ENTRY_E_NOENT
+ * without asking the table.  At most NF_CUCKOO_PREFIXES_MAX combinations
+ * per family are in use: an add that would make one more fails with
+ * NF_CUCKOO_ENTRY_E_PREFIXES (-EOVERFLOW) and its batch is undone.  A
+ * packet (and a TEST_ENTRIES entry of full addresses) is looked up once
+ * for its full addresses and once per combination of its family in use,
+ * with its addresses masked to the combination's lengths: it matches if
+ * any of these is (probably) in the filter, that is if the filter holds
+ * a prefix holding its addresses.  A TEST_ENTRIES entry that gives a
+ * prefix asks for that prefix alone.  GET and SAVE report the counts in
+ * NF_CUCKOO_A_PREFIXES.
  *
  * Save and restore
  * ================
@@ -132,12 +167,15 @@
  * and the table) is opaque, in the host's byte order and tied to the key
  * layout below: store it and hand it back unchanged, on a host of the same
  * byte order.  If the filter changes during a save, the messages after the
- * change carry NLM_F_DUMP_INTR: discard the save and retry.
+ * change carry NLM_F_DUMP_INTR: discard the save and retry.  The image
+ * holds fingerprints, not keys: the counts of prefix combinations travel
+ * beside it, in the first message's NF_CUCKOO_A_PREFIXES.
  *
  * Restoring takes three commands, from the same netlink socket:
  *  1. NF_CUCKOO_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
  *     HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
- *     ENABLED, as found in the first SAVE message (whose CAPACITY, FP_BITS,
+ *     ENABLED, PREFIXES (none: a filter of full addresses only, as every
+ *     save before version 4), as found in the first SAVE message (whose CAPACITY, FP_BITS,
  *     FPR, BUCKET_SIZE, ENCODING, MAX_KICKS and LOADING are informational
  *     and are refused here: geometry, encoding and seed come from the
  *     image).  NAME may
@@ -171,7 +209,8 @@
  * An enabled filter is consulted at its HOOK and PRIORITY for packets of
  * its FAMILY.  The packet's key is built exactly as an entry's (struct
  * nf_cuckoo_flow_key below); a packet "matches" if the key is (probably) in the
- * filter, or, with INVERT, if it is not.  A matching packet gets ACTION.
+ * filter, or a key of it masked to a combination of prefix lengths in use
+ * (see "Prefixes"), or, with INVERT, if none is.  A matching packet gets ACTION.
  * Statistics count lookups, matches, drops and marks per filter.
  *
  * Filters at the same hook and priority are consulted in creation order;
@@ -200,7 +239,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	3
+#define NF_CUCKOO_GENL_VERSION	4
 
 /* Filter names: 1 to NF_CUCKOO_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
 #define NF_CUCKOO_NAME_MAXLEN		32
@@ -213,6 +252,14 @@
 
 /* Longest IMAGE_HEADER accepted (the real length is the kernel's). */
 #define NF_CUCKOO_IMAGE_HEADER_MAXLEN	256
+
+/*
+ * Combinations of prefix lengths (source, destination) other than two
+ * full addresses that a filter holds entries of at once, per family.  A
+ * packet is looked up once per combination of its family in use, plus
+ * once for full addresses: at most 1 + NF_CUCKOO_PREFIXES_MAX probes.
+ */
+#define NF_CUCKOO_PREFIXES_MAX		32
 
 /* Fingerprint bits, bucket size and search bound accepted at creation. */
 #define NF_CUCKOO_FP_BITS_MIN		6
@@ -367,6 +414,9 @@ enum nf_cuckoo_batch_flags {
  * @NF_CUCKOO_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
  * @NF_CUCKOO_ENTRY_E_NOENT: DEL_ENTRIES: the entry is not in the filter
  *	(errno -ENOENT)
+ * @NF_CUCKOO_ENTRY_E_PREFIXES: ADD_ENTRIES: the entry's combination of
+ *	prefix lengths would be NF_CUCKOO_PREFIXES_MAX + 1 of its family in
+ *	the filter (errno -EOVERFLOW)
  */
 enum nf_cuckoo_entry_err {
 	NF_CUCKOO_ENTRY_E_NONE = 0,
@@ -374,6 +424,7 @@ enum nf_cuckoo_entry_err {
 	NF_CUCKOO_ENTRY_E_FAMILY = 2,
 	NF_CUCKOO_ENTRY_E_FULL = 3,
 	NF_CUCKOO_ENTRY_E_NOENT = 4,
+	NF_CUCKOO_ENTRY_E_PREFIXES = 5,
 };
 
 /**
@@ -450,6 +501,14 @@ enum nf_cuckoo_entry_err {
  *	NF_CUCKOO_ENTRIES_PACKED_BYTES; repeated at the top level (see "Batches")
  * @NF_CUCKOO_A_ENTRIES_IPV6: binary, IPv6 entries packed, as NF_CUCKOO_A_ENTRIES_IPV4
  *	with struct nf_cuckoo_entry_ipv6
+ * @NF_CUCKOO_A_ENCODING: see above
+ * @NF_CUCKOO_A_PREFIXES: binary, an array of struct nf_cuckoo_prefix_count,
+ *	at most 2 * NF_CUCKOO_PREFIXES_MAX records, one per combination of
+ *	prefix lengths in use with its count (GET, SAVE replies: none when
+ *	the filter holds full addresses only), in no particular order;
+ *	LOAD_BEGIN takes what SAVE gave (-EINVAL, the attribute named, for
+ *	a record that is not a combination, twice the same one, a count of
+ *	0, or more than NF_CUCKOO_PREFIXES_MAX of a family)
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -488,6 +547,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_ENTRIES_IPV4,
 	NF_CUCKOO_A_ENTRIES_IPV6,
 	NF_CUCKOO_A_ENCODING,
+	NF_CUCKOO_A_PREFIXES,
 
 	__NF_CUCKOO_A_MAX
 };
@@ -509,6 +569,11 @@ enum nf_cuckoo_attr {
  * @NF_CUCKOO_ENTRY_A_PROTO: u8, L4 protocol (IPPROTO_*; for IPv6 the upper-layer
  *	protocol after extension headers); required if the key has
  *	NF_CUCKOO_KEY_PROTO, ignored otherwise
+ * @NF_CUCKOO_ENTRY_A_SRC_PLEN: u8, prefix length of NF_CUCKOO_ENTRY_A_SRC,
+ *	0..32 (IPv4) or 0..128 (IPv6), 0 and the full length meaning a
+ *	single address (the default); see "Prefixes"
+ * @NF_CUCKOO_ENTRY_A_DST_PLEN: u8, as NF_CUCKOO_ENTRY_A_SRC_PLEN for the
+ *	destination
  */
 enum nf_cuckoo_entry_attr {
 	NF_CUCKOO_ENTRY_A_UNSPEC,
@@ -518,6 +583,8 @@ enum nf_cuckoo_entry_attr {
 	NF_CUCKOO_ENTRY_A_SPORT,
 	NF_CUCKOO_ENTRY_A_DPORT,
 	NF_CUCKOO_ENTRY_A_PROTO,
+	NF_CUCKOO_ENTRY_A_SRC_PLEN,
+	NF_CUCKOO_ENTRY_A_DST_PLEN,
 
 	__NF_CUCKOO_ENTRY_A_MAX
 };
@@ -537,10 +604,16 @@ enum nf_cuckoo_entry_attr {
  * @sport:	source port, network order; 0 for protocols without ports
  * @dport:	destination port, as @sport
  * @proto:	L4 protocol (IPPROTO_*)
+ * @src_plen:	prefix length of @src, 1..31; 0 (or 32): a single address
+ * @dst_plen:	prefix length of @dst, as @src_plen
  * @pad:	must be zero (NF_CUCKOO_ENTRY_E_MALFORMED otherwise)
  *
  * Every field is given; those the filter's key does not hold are ignored,
- * as with NF_CUCKOO_A_ENTRY.  The family is the attribute's.
+ * as with NF_CUCKOO_A_ENTRY (but a prefix length on such a field is an
+ * error).  The family is the attribute's.  Before version 4 @src_plen and
+ * @dst_plen were padding that had to be zero: a module older than version
+ * 4 refuses a record of a prefix as malformed, never takes it for an
+ * address.
  */
 struct nf_cuckoo_entry_ipv4 {
 	__be32 src;
@@ -548,7 +621,9 @@ struct nf_cuckoo_entry_ipv4 {
 	__be16 sport;
 	__be16 dport;
 	__u8 proto;
-	__u8 pad[3];
+	__u8 src_plen;
+	__u8 dst_plen;
+	__u8 pad;
 };
 
 /**
@@ -558,6 +633,8 @@ struct nf_cuckoo_entry_ipv4 {
  * @sport:	source port, network order
  * @dport:	destination port, network order
  * @proto:	L4 protocol, the upper-layer one after extension headers
+ * @src_plen:	prefix length of @src, 1..127; 0 (or 128): a single address
+ * @dst_plen:	prefix length of @dst, as @src_plen
  * @pad:	must be zero
  *
  * As struct nf_cuckoo_entry_ipv4.
@@ -568,7 +645,28 @@ struct nf_cuckoo_entry_ipv6 {
 	__be16 sport;
 	__be16 dport;
 	__u8 proto;
-	__u8 pad[3];
+	__u8 src_plen;
+	__u8 dst_plen;
+	__u8 pad;
+};
+
+/**
+ * struct nf_cuckoo_prefix_count - one record of NF_CUCKOO_A_PREFIXES
+ * @family:	NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6
+ * @src_plen:	source prefix length, 1..31 (127 for IPv6), 0 for a single
+ *		address or a key without the source address
+ * @dst_plen:	destination prefix length, as @src_plen
+ * @pad:	zero
+ * @count:	entries of this combination in the filter, >= 1
+ *
+ * (0, 0), full addresses, is never a record: it is always looked up.
+ */
+struct nf_cuckoo_prefix_count {
+	__u8 family;
+	__u8 src_plen;
+	__u8 dst_plen;
+	__u8 pad;
+	__u32 count;
 };
 
 /**
@@ -616,9 +714,13 @@ enum nf_cuckoo_stats_attr {
  * @family:	NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6; 0 when the key holds
  *		no address
  * @proto:	L4 protocol
- * @pad:	always zero
+ * @src_plen:	a prefix's length (1..31, IPv4; 1..127, IPv6), the address
+ *		masked to it; 0 for a single address (then every key is what
+ *		it was before version 4, when this was zero padding)
+ * @dst_plen:	as @src_plen
  *
- * Built the same way from an entry and from a packet: fields not in the
+ * Built the same way from an entry and from a packet (whose lengths are
+ * those of the combination looked up): fields not in the
  * filter's KEY_FIELDS are zeroed; then, for a BIDIRECTIONAL filter, the
  * two endpoints are put in a canonical order: if (src, sport) is greater
  * than (dst, dport), comparing the address bytes first, then the port as a
@@ -633,7 +735,8 @@ struct nf_cuckoo_flow_key {
 	__be16 dport;
 	__u8 family;
 	__u8 proto;
-	__u8 pad[2];
+	__u8 src_plen;
+	__u8 dst_plen;
 };
 
 #endif /* _UAPI_LINUX_NF_CUCKOO_H */
