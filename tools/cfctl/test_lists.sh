@@ -27,51 +27,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export CFCTL_FAKE_STATE=$dir/state
 unset CFCTL_FAKE_FAIL_AT
-n=0
-failed=0
-out=
-rc=
-
-cf() {	# cf ARGS...: run, keep output (both streams) and status
-	out=$("$CFCTL" "$@" 2>&1)
-	rc=$?
-}
-
-result() {	# result OK DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $prefix: $2"
-	else
-		echo "not ok $n - $prefix: $2"
-		echo "# last status $rc, output:"
-		sed 's/^/#   /' <<<"$out" | head -n 20
-		failed=$((failed + 1))
-	fi
-}
-
-# t DESCRIPTION WANT_STATUS PATTERN -- ARGS...
-t() {
-	local desc=$1 want=$2 pat=$3
-	shift 4
-	cf "$@"
-	[ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"
-	result $? "$desc"
-}
-
-items() {	# items NAME: the filter's item count, or "none"
-	"$CFCTL" show "$1" 2>/dev/null | sed -n 's/^Items: //p' | grep . ||
-		echo none
-}
-
-# want_items NAME COUNT DESCRIPTION
-want_items() {
-	local got
-	got=$(items "$1")
-	out="items of $1: $got, want $2"
-	rc=-
-	[ "$got" = "$2" ]
-	result $? "$3"
-}
+# shellcheck source=tools/cfctl/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 echo "TAP version 13"
 echo "1..$(grep -cE "^(t |want_items |result )" "$0")"
