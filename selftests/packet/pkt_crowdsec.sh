@@ -16,9 +16,12 @@
 # ban stays; deleting the longer lifts it.  A restarted bouncer is sent
 # every active decision as add, and del for those that ended while it was
 # away, values never added included: the filter converges to exactly the
-# active decisions.  A Range decision, a malformed address, a family the
-# filter lacks and a missing filter are logged with the reason and change
-# nothing else.  10,000 decisions imported reach the filter (counted with
+# active decisions.  A Range decision is a prefix entry: it drops a client
+# inside and not one outside, and deleting it lifts that; an Ip decision
+# and a /32 Range on one address are two values, and deleting one leaves
+# the ban.  A Range with host bits set, a malformed address, a family the
+# filter lacks, a 33rd combination of prefix lengths and a missing filter
+# are logged with the reason and change nothing else.  10,000 decisions imported reach the filter (counted with
 # `cfctl test -f`), and the rate is measured; deleting them empties it.
 
 . "$(dirname "$0")/pktlib.sh"
@@ -27,7 +30,7 @@ for t in crowdsec cscli crowdsec-custom-bouncer; do
 	command -v $t >/dev/null ||
 		bail "$t is missing (scripts/deps.sh installs crowdsec and crowdsec-custom-bouncer)"
 done
-plan 16
+plan 20
 
 ADAPTER=$REPO/contrib/crowdsec/nf-cuckoo-crowdsec
 A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
@@ -286,12 +289,42 @@ check_all "deleting the longer lifts the ban: a's IPv4 gets through, IPv6 still 
 	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
 	"$(state | tr '\n' ' ')" = "$A6 "
 
-# A Range decision: refused until nf_cuckoo has prefix entries.
-csw decisions add --range 192.0.2.0/24 -d 1h
-until_ok 60 grep -q 'add 192\.0\.2\.0/24: refused' "$CS/adapter.log"
-check_all "a Range decision: refused with a logged reason, nothing else changed" \
-	"$(logged 'add 192\.0\.2\.0/24: refused: Range decision: nf_cuckoo has no prefix entries')" -ge 1 \
-	"$(items)" = 1 "$(state | tr '\n' ' ')" = "$A6 " \
+# A Range decision: a prefix entry.  10.0.0.0/24 holds a, not c.
+csw decisions add --range 10.0.0.0/24 -d 1h
+until_ok 60 held 10.0.0.0/24
+send
+check_all "a Range decision 10.0.0.0/24: a prefix entry, a's IPv4 dropped, c's gets through" \
+	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5 "$(items)" = 2 \
+	"$(state | tr '\n' ' ')" = "10.0.0.0/24 $A6 "
+
+# An Ip decision on c and a /32 Range on it: two values for CrowdSec (a
+# del for each), so two state values and two entries of the same key;
+# deleting the Range (by id: cscli's --ip and --range delete what they
+# contain) leaves c banned.
+csw decisions add --ip $C4 -d 1h
+csw decisions add --range $C4/32 -d 1h
+until_ok 60 items_are 4
+s_both=$(state | tr '\n' ' ')
+id=$(decision_ids $C4/32 | tail -n 1)
+[ -n "$id" ] || bail "no decision on $C4/32 in cscli alerts list"
+csw decisions delete --id "$id"
+until_ok 60 items_are 3
+send
+check_all "an Ip decision and a /32 Range on $C4: two state values; deleting the Range leaves c banned" \
+	"$s_both" = "10.0.0.0/24 $C4 $C4/32 $A6 " \
+	"$DC4" = 0 "$DA4" = 0 "$(items)" = 3 \
+	"$(state | tr '\n' ' ')" = "10.0.0.0/24 $C4 $A6 "
+
+for v in $C4 10.0.0.0/24; do
+	for id in $(decision_ids "$v"); do
+		csw decisions delete --id "$id"
+	done
+done
+until_ok 60 items_are 1
+send
+check_all "deleting the Ip decision lifts c's ban, deleting the Range a's" \
+	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
+	"$(state | tr '\n' ' ')" = "$A6 " \
 	"$(kill -0 "$BOUNCER_PID" 2>/dev/null && echo up)" = up
 
 # The adapter run once per decision (feed_via_stdin: false), on an
@@ -323,12 +356,44 @@ check_all "an IPv6 address for an IPv4 filter: refused with cfctl's reason; an I
 	"$rc2" = 1 "$(logged "add $A6: refused: cfctl: add: .*holds IPv4 only")" = 1 \
 	"$rc3" = 0 "$(fstat s cs-ip4 .stats.items)" = 1 "$(ad4 show)" = "$C4" \
 	"$(items)" = 1 "$(state | tr '\n' ' ')" = "$A6 "
+# A Range with host bits set (CrowdSec keeps the value as given) and an
+# IPv6 Range for this IPv4 filter: refused with the reason, nothing
+# changed.
+ad4 add 10.9.0.1/24 3600 test '{"scope":"Range","value":"10.9.0.1/24"}'
+rc1=$?
+ad4 add 2001:db8::/32 3600 test '{"scope":"Range"}'
+rc2=$?
+check_all "a Range with host bits set, and an IPv6 Range for an IPv4 filter: refused and logged, nothing changed" \
+	"$rc1" = 1 "$(logged 'add 10\.9\.0\.1/24: refused: host bits set: 10\.9\.0\.1/24 is not a network \(10\.9\.0\.0/24 is\)')" = 1 \
+	"$rc2" = 1 "$(logged 'add 2001:db8::/32: refused: cfctl: ')" = 1 \
+	"$(fstat s cs-ip4 .stats.items)" = 1 "$(ad4 show)" = "$C4"
 cfq s destroy cs-ip4
+
+# 33 lengths of IPv6 prefix at once (::/1 to ::/33, which hold no address
+# of this test), on an IPv6 filter of its own (hook output): cfctl refuses the whole batch
+# (a 33rd combination), the adapter halves it down to the one entry that
+# cannot go in, logs it, and puts in the other 32.
+cat >"$CS/ip6.conf" <<EOF
+filter = cs-ip6
+family = ip6
+capacity = 1024
+hook = output
+state = $CS/ip6.state
+log = $CS/adapter.log
+cfctl = $CFCTL
+EOF
+for l in $(seq 1 33); do
+	printf '{"action":"add","scope":"Range","value":"::/%d"}\n' "$l"
+done | ns s env NF_CUCKOO_CROWDSEC_CONF="$CS/ip6.conf" "$ADAPTER"
+check_all "33 lengths of IPv6 prefix: the one that would make a 33rd combination refused and logged, 32 in" \
+	"$(logged 'add ::/[0-9]+: refused: cfctl: ')" = 1 \
+	"$(fstat s cs-ip6 .stats.items)" = 32 \
+	"$(ns s env NF_CUCKOO_CROWDSEC_CONF="$CS/ip6.conf" "$ADAPTER" show | wc -l)" = 32
+cfq s destroy cs-ip6
 
 # The bouncer restarted: while it is away, a6's decision is deleted, one
 # on 10.0.0.5 made, and one on 10.0.0.77 made and deleted.  On restart it
-# is sent adds for the active ones (10.0.0.5 new, 192.0.2.0/24 refused
-# again) and dels for those that ended ($A6 held, $A4 and 10.0.0.77 not).
+# is sent adds for the active ones (10.0.0.5 new) and dels for those that ended ($A6 held, $A4 and 10.0.0.77 not).
 kill "$BOUNCER_PID"
 wait "$BOUNCER_PID" 2>/dev/null
 until_ok 60 adapter_exited 1
