@@ -514,8 +514,9 @@ static __always_inline u32 cf_ss_gather(u64 flags, unsigned int d)
 }
 
 /*
- * Is the pair (hi, lo) in one lane of nib (four 4-bit nibbles) and the
- * same lane of lows (four d-bit low parts, garbage above), 4 <= d <= 13?
+ * The lanes (bit j: lane j) where the pair (hi, lo) is in nib (four 4-bit
+ * nibbles) and in the same lane of lows (four d-bit low parts, garbage
+ * above), 4 <= d <= 13.
  * Word-parallel: a lane of x is zero exactly where ~(((x & low) + low) | x)
  * has the lane's top bit (no sum carries into the next lane), for the
  * nibbles and for the low parts; the two sets of flags, gathered into
@@ -531,12 +532,6 @@ static __always_inline u32 cf_ss_lanes_match(u64 lows, u32 nib, u32 hi,
 	zl = ~(((x & low) + low) | x) & (ones << (d - 1));
 	zn = ~(((y & 0x7777U) + 0x7777U) | y) & 0x8888U;
 	return cf_ss_gather(zl >> (d - 1), d) & cf_ss_gather(zn >> 3, 4);
-}
-
-static __always_inline bool cf_ss_lanes_have(u64 lows, u32 nib, u32 hi,
-					     u32 lo, unsigned int d)
-{
-	return cf_ss_lanes_match(lows, nib, hi, lo, d);
 }
 
 /* Semi-sorted buckets of at most 64 bits: f <= 17. */
@@ -563,7 +558,7 @@ static __always_inline bool cf_ss_word_has(u64 v0, u32 fp, unsigned int f)
 	nib = cf_ss_decode[v0 & ((1U << CF_SS_CODE_BITS) - 1)];
 	/* Lanes of at least a nibble. */
 	if (f >= 8)
-		return cf_ss_lanes_have(v0 >> CF_SS_CODE_BITS, nib, hi, lo, d);
+		return cf_ss_lanes_match(v0 >> CF_SS_CODE_BITS, nib, hi, lo, d);
 	for (j = 0; j < 4; j++)
 		hit |= (((nib >> (4 * j)) & 15) == hi) &
 		       (cf_ss_field(v0, 0, CF_SS_CODE_BITS + j * d, d) == lo);
