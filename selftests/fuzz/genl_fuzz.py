@@ -94,7 +94,7 @@ CMDS = [  # name, value
     ("UNSPEC", 0), ("NEW", 1), ("DEL", 2), ("GET", 3), ("SET", 4),
     ("FLUSH", 5), ("ADD_ENTRIES", 6), ("DEL_ENTRIES", 7),
     ("TEST_ENTRIES", 8), ("SAVE", 9), ("LOAD_BEGIN", 10),
-    ("LOAD_CHUNK", 11), ("LOAD_END", 12),
+    ("LOAD_CHUNK", 11), ("LOAD_END", 12), ("EVENT", 13),
 ]
 C = {n: v for n, v in CMDS}
 CMD_NAME = {v: n for n, v in CMDS}
@@ -115,7 +115,9 @@ ATTRS = [
     ("CHUNK_OFFSET", 30, "u64"), ("CHUNK_DATA", 31, "bin"),
     ("LOADING", 32, "u8"), ("ENTRIES_IPV4", 33, "bin"),
     ("ENTRIES_IPV6", 34, "bin"), ("ENCODING", 35, "u8"),
-    ("PREFIXES", 36, "bin"),
+    ("PREFIXES", 36, "bin"), ("GROW", 37, "u8"), ("GROW_FACTOR", 38, "u8"),
+    ("STAGES_MAX", 39, "u8"), ("STAGE", 40, "nest"), ("FPR_TOTAL", 41, "u32"),
+    ("EVENT", 42, "u8"), ("EVENT_COUNT", 43, "u32"), ("STAGE_INDEX", 44, "u8"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -130,6 +132,10 @@ STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("PKT_MATCHES", 10, "u64"), ("PKT_DROPPED", 11, "u64"),
                ("PKT_MARKED", 12, "u64")]
 S = {n: v for n, v, _ in STATS_ATTRS}
+STAGE_ATTRS = [("PAD", 1, "pad"), ("CAPACITY", 2, "u64"), ("ITEMS", 3, "u64"),
+               ("LOAD_PPM", 4, "u32"), ("FP_BITS", 5, "u8"),
+               ("BYTES", 6, "u64"), ("FPR", 7, "u32"), ("VICTIM", 8, "u8")]
+ST = {n: v for n, v, _ in STAGE_ATTRS}
 # The packed-entry attributes: entry family, struct nf_cuckoo_entry_ipv4 / _ipv6
 # (addresses, ports and protocol in network order, then the source and
 # destination prefix lengths and a pad byte, 0 for an entry of addresses)
@@ -233,7 +239,8 @@ def check_uapi(path):
     for enum, prefix, table in (("nf_cuckoo_cmd", "NF_CUCKOO_CMD_", dict(CMDS)),
                                 ("nf_cuckoo_attr", "NF_CUCKOO_A_", A),
                                 ("nf_cuckoo_entry_attr", "NF_CUCKOO_ENTRY_A_", E),
-                                ("nf_cuckoo_stats_attr", "NF_CUCKOO_STATS_A_", S)):
+                                ("nf_cuckoo_stats_attr", "NF_CUCKOO_STATS_A_", S),
+                                ("nf_cuckoo_stage_attr", "NF_CUCKOO_STAGE_A_", ST)):
         hdr = {k[len(prefix):]: v for k, v in enums.get(enum, {}).items()
                if not k.startswith("__") and k != prefix + "UNSPEC"}
         mine = {k: v for k, v in table.items() if k != "UNSPEC"}
@@ -275,9 +282,11 @@ def pr_nest(prefix, table):
 
 class nfcmsg(genlmsg):
     prefix = "NF_CUCKOO_A_"
-    nla_map = pr_map(prefix, ATTRS, {"STATS": "stats", "ENTRY": "entry"})
+    nla_map = pr_map(prefix, ATTRS, {"STATS": "stats", "ENTRY": "entry",
+                                     "STAGE": "stage"})
     entry = pr_nest("NF_CUCKOO_ENTRY_A_", ENTRY_ATTRS)
     stats = pr_nest("NF_CUCKOO_STATS_A_", STATS_ATTRS)
+    stage = pr_nest("NF_CUCKOO_STAGE_A_", STAGE_ATTRS)
 
 
 def pr_encode(family_id, cmd, attrs, flags, seq=0, version=1):

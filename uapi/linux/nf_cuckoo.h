@@ -13,6 +13,11 @@
  *	padding that had to be zero), NF_CUCKOO_A_PREFIXES,
  *	NF_CUCKOO_ENTRY_E_PREFIXES; struct nf_cuckoo_flow_key's padding
  *	holds the prefix lengths.
+ *   version 5: filters that grow (NF_CUCKOO_A_GROW, _GROW_FACTOR,
+ *	_STAGES_MAX, _STAGE, _FPR_TOTAL, NF_CUCKOO_ENTRY_E_AMBIGUOUS,
+ *	NF_CUCKOO_ENTRY_E_QUOTA) and events (NF_CUCKOO_CMD_EVENT on the
+ *	multicast group NF_CUCKOO_MCGRP_EVENTS, NF_CUCKOO_A_EVENT,
+ *	_EVENT_COUNT, _STAGE_INDEX).
  *
  * Transport
  * =========
@@ -34,7 +39,8 @@
  * NF_CUCKOO_CMD_NEW		create a filter.
  *	R NAME, R FAMILY; o KEY_FIELDS, CAPACITY, FP_BITS or FPR (not both),
  *	BUCKET_SIZE, ENCODING, MAX_KICKS, SEED, HOOK, PRIORITY, ACTION, MARK,
- *	MARK_MASK, BIDIRECTIONAL, INVERT, ENABLED.  -EEXIST if the name is taken in the
+ *	MARK_MASK, BIDIRECTIONAL, INVERT, ENABLED, GROW, GROW_FACTOR,
+ *	STAGES_MAX.  -EEXIST if the name is taken in the
  *	namespace (or a NEW or LOAD_BEGIN of that name is under way),
  *	-EDQUOT if the namespace's memory ceiling (module parameter
  *	netns_mem_max_mb) or the ceiling of all namespaces together
@@ -53,11 +59,12 @@
  *	NF_CUCKOO_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
  *	FP_BITS, FPR (the resulting bound 2b / 2^f), BUCKET_SIZE, ENCODING,
  *	MAX_KICKS, HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
- *	ENABLED, LOADING, STATS.  The hash seed is never reported here.
+ *	ENABLED, LOADING, STATS, GROW, GROW_FACTOR, STAGES_MAX, STAGE (one
+ *	per stage), FPR_TOTAL (see "Growth").  The hash seed is never reported here.
  *	A dump interrupted by a change of the filter table carries
  *	NLM_F_DUMP_INTR.
  * NF_CUCKOO_CMD_SET		change a filter without losing its entries.
- *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED.  Anything else
+ *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED, GROW.  Anything else
  *	(geometry, family, key fields, hook, priority, bidirectional) is fixed
  *	at creation and rejected here.
  * NF_CUCKOO_CMD_FLUSH	remove every entry.  R NAME.
@@ -72,6 +79,8 @@
  * NF_CUCKOO_CMD_LOAD_BEGIN	start restoring a saved filter.  See below.
  * NF_CUCKOO_CMD_LOAD_CHUNK	one chunk of a saved table.  See below.
  * NF_CUCKOO_CMD_LOAD_END	finish a restore and make the filter live.  See below.
+ * NF_CUCKOO_CMD_EVENT	never a request (-EOPNOTSUPP): the command of the
+ *	messages of the events group.  See "Events".
  *
  * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
  * =======
@@ -175,7 +184,8 @@
  *  1. NF_CUCKOO_CMD_LOAD_BEGIN: R NAME, R IMAGE_HEADER, R FAMILY; o KEY_FIELDS,
  *     HOOK, PRIORITY, ACTION, MARK, MARK_MASK, BIDIRECTIONAL, INVERT,
  *     ENABLED, PREFIXES (none: a filter of full addresses only, as every
- *     save before version 4), as found in the first SAVE message (whose CAPACITY, FP_BITS,
+ *     save before version 4), GROW, GROW_FACTOR, STAGES_MAX (none: the
+ *     defaults), IMAGE_HEADER once per stage (see "Growth"), as found in the first SAVE message (whose CAPACITY, FP_BITS,
  *     FPR, BUCKET_SIZE, ENCODING, MAX_KICKS and LOADING are informational
  *     and are refused here: geometry, encoding and seed come from the
  *     image).  NAME may
@@ -203,6 +213,64 @@
  * length, magic, version, byte order or geometry).  LOAD_END fails with
  * a netfilter error (-ENOMEM, -E2BIG: too many hooks at that point) if the
  * filter's hook cannot be registered; the filter is destroyed then too.
+ *
+ * Growth
+ * ======
+ * A filter is one or more stages, each a cuckoo table of its own; all
+ * share the filter's seed, so a key is hashed once for all of them.  The
+ * first stage is the table NEW asked for (CAPACITY, FP_BITS or FPR,
+ * BUCKET_SIZE, ENCODING).  Stage k + 1 has GROW_FACTOR times the
+ * capacity of stage k and a fingerprint one bit longer (up to
+ * NF_CUCKOO_FP_BITS_MAX), the same bucket size and encoding: the stages'
+ * false-positive bounds halve, and the filter's bound (FPR_TOTAL, their
+ * sum) stays under twice the first stage's however much it grows.
+ *
+ * Entries are added to the newest stage.  When it is full (the add would
+ * fail with NF_CUCKOO_ENTRY_E_FULL), GROW is 1 and the filter has fewer
+ * than STAGES_MAX stages, a new stage is charged against the memory
+ * ceilings (as NEW is), allocated, published to the packet path, and the
+ * entry goes there; a stage over a ceiling is refused with
+ * NF_CUCKOO_ENTRY_E_QUOTA (-EDQUOT), and the batch is undone as for any
+ * failed entry: nothing already held is lost.  With STAGES_MAX stages,
+ * or GROW 0, a full newest stage fails the add with NF_CUCKOO_ENTRY_E_FULL.
+ * A packet, a TEST_ENTRIES entry and a UNIQUE add look in every stage:
+ * the entry is (probably) present if any stage has it.  No lookup ever
+ * misses an entry because a stage is being added.
+ *
+ * A DEL_ENTRIES entry removes one copy from the one stage that (probably)
+ * holds it.  If two or more stages answer yes, one of them because of a
+ * false positive or because the entry was added again after the filter
+ * grew, the filter cannot tell which copy is the entry's own, and
+ * removing another entry's fingerprint would make that entry test
+ * absent: nothing is deleted, and the entry fails with
+ * NF_CUCKOO_ENTRY_E_AMBIGUOUS (-ENOTUNIQ).  That happens to about the
+ * false-positive rate of the other stages of the deletes (under twice the
+ * first stage's bound); FLUSH and adding the entries again removes such
+ * an entry.  The undo of a failed batch is exact: it knows the stage of
+ * every entry it applied.  FLUSH empties the filter back to its first
+ * stage.
+ *
+ * GET replies: CAPACITY, FP_BITS, FPR and ENCODING describe the first
+ * stage, STATS the whole filter (ITEMS, BYTES, TABLE_BYTES, SLOTS and
+ * NBUCKETS summed; LOAD_PPM and VICTIM of the newest stage), one STAGE
+ * nest each stage, FPR_TOTAL the filter's bound.  SAVE carries every
+ * stage: its first message holds one IMAGE_HEADER per stage, oldest
+ * first, and GROW, GROW_FACTOR and STAGES_MAX, which LOAD_BEGIN takes
+ * back; IMAGE_TABLE_BYTES and the chunks cover the stages' tables back to
+ * back, in the same order.  A module before version 5 refuses such a
+ * LOAD_BEGIN (it knows no GROW attribute).
+ *
+ * Events
+ * ======
+ * Sockets that join the multicast group NF_CUCKOO_MCGRP_EVENTS of the
+ * family receive an NF_CUCKOO_CMD_EVENT message for each change of a
+ * filter of their own network namespace, after the change: EVENT (enum
+ * nf_cuckoo_event), NAME, and what the event lists.  Events never carry
+ * entries or the seed.  Joining needs CAP_NET_ADMIN where the kernel can
+ * require it for a multicast group (Linux 6.7 and stable kernels with
+ * the backport).  The writer never waits for a listener: a listener that
+ * reads too slowly loses events, and its next read fails with ENOBUFS,
+ * which says that some were lost.
  *
  * Packet path
  * ===========
@@ -239,7 +307,9 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	4
+#define NF_CUCKOO_GENL_VERSION	5
+/* The multicast group of NF_CUCKOO_CMD_EVENT messages (see "Events"). */
+#define NF_CUCKOO_MCGRP_EVENTS		"events"
 
 /* Filter names: 1 to NF_CUCKOO_NAME_MAXLEN - 1 characters of [A-Za-z0-9_.-]. */
 #define NF_CUCKOO_NAME_MAXLEN		32
@@ -269,6 +339,14 @@
 #define NF_CUCKOO_MAX_KICKS_MAX	8192
 #define NF_CUCKOO_MAX_KICKS_DEFAULT	500
 #define NF_CUCKOO_CAPACITY_DEFAULT	65536
+/* Growth: see "Growth". */
+#define NF_CUCKOO_GROW_FACTOR_MIN	2
+#define NF_CUCKOO_GROW_FACTOR_MAX	8
+#define NF_CUCKOO_GROW_FACTOR_DEFAULT	2
+#define NF_CUCKOO_STAGES_MAX		16
+#define NF_CUCKOO_STAGES_DEFAULT	8
+/* A LOAD_HIGH event: the newest stage holds this share of its capacity. */
+#define NF_CUCKOO_LOAD_HIGH_PPM	900000U
 /* A false-positive rate is given in parts per 10^9 (1 .. 999999999). */
 #define NF_CUCKOO_FPR_SCALE		1000000000U
 #define NF_CUCKOO_MARK_MASK_DEFAULT	0xffffffffU
@@ -295,6 +373,7 @@ enum nf_cuckoo_cmd {
 	NF_CUCKOO_CMD_LOAD_BEGIN,
 	NF_CUCKOO_CMD_LOAD_CHUNK,
 	NF_CUCKOO_CMD_LOAD_END,
+	NF_CUCKOO_CMD_EVENT,
 
 	__NF_CUCKOO_CMD_MAX
 };
@@ -417,6 +496,12 @@ enum nf_cuckoo_batch_flags {
  * @NF_CUCKOO_ENTRY_E_PREFIXES: ADD_ENTRIES: the entry's combination of
  *	prefix lengths would be NF_CUCKOO_PREFIXES_MAX + 1 of its family in
  *	the filter (errno -EOVERFLOW)
+ * @NF_CUCKOO_ENTRY_E_AMBIGUOUS: DEL_ENTRIES: the entry is (probably) in
+ *	more than one stage of a filter that grew, and nothing tells which
+ *	copy is its own: deleting the other could remove another entry's
+ *	fingerprint, so nothing is deleted (errno -ENOTUNIQ; see "Growth")
+ * @NF_CUCKOO_ENTRY_E_QUOTA: ADD_ENTRIES: the filter is full and its next
+ *	stage would go over a memory ceiling (errno -EDQUOT)
  */
 enum nf_cuckoo_entry_err {
 	NF_CUCKOO_ENTRY_E_NONE = 0,
@@ -425,7 +510,51 @@ enum nf_cuckoo_entry_err {
 	NF_CUCKOO_ENTRY_E_FULL = 3,
 	NF_CUCKOO_ENTRY_E_NOENT = 4,
 	NF_CUCKOO_ENTRY_E_PREFIXES = 5,
+	NF_CUCKOO_ENTRY_E_AMBIGUOUS = 6,
+	NF_CUCKOO_ENTRY_E_QUOTA = 7,
 };
+
+/**
+ * enum nf_cuckoo_event - NF_CUCKOO_A_EVENT: what an NF_CUCKOO_CMD_EVENT
+ *	message tells (see "Events")
+ *
+ * @NF_CUCKOO_EVENT_NEW: a filter was created (NEW); the message describes
+ *	it as GET does, without STATS
+ * @NF_CUCKOO_EVENT_DEL: a filter was destroyed (DEL, or a failed or
+ *	aborted restore that had begun)
+ * @NF_CUCKOO_EVENT_SET: a filter's settings changed (SET); the message
+ *	describes it as GET does, without STATS
+ * @NF_CUCKOO_EVENT_FLUSH: a filter was emptied (FLUSH)
+ * @NF_CUCKOO_EVENT_RESTORE: a restored filter went live (LOAD_END); the
+ *	message describes it as GET does, without STATS
+ * @NF_CUCKOO_EVENT_STAGE: a filter grew a stage; STAGE_INDEX (from 0) and
+ *	one STAGE nest describe it
+ * @NF_CUCKOO_EVENT_FULL: an add was refused because the filter is full
+ *	(NF_CUCKOO_ENTRY_E_FULL or NF_CUCKOO_ENTRY_E_QUOTA in BATCH_FAIL_REASON)
+ * @NF_CUCKOO_EVENT_LOAD_HIGH: an add took the newest stage from below to at
+ *	least NF_CUCKOO_LOAD_HIGH_PPM of its capacity; STAGE_INDEX, and
+ *	STATS' ITEMS and LOAD_PPM of that stage in a STAGE nest
+ * @NF_CUCKOO_EVENT_ADD: an ADD_ENTRIES request changed EVENT_COUNT entries
+ *	(sent only when EVENT_COUNT > 0)
+ * @NF_CUCKOO_EVENT_DEL_ENTRIES: a DEL_ENTRIES request removed EVENT_COUNT
+ *	entries (sent only when EVENT_COUNT > 0)
+ */
+enum nf_cuckoo_event {
+	NF_CUCKOO_EVENT_UNSPEC = 0,
+	NF_CUCKOO_EVENT_NEW = 1,
+	NF_CUCKOO_EVENT_DEL = 2,
+	NF_CUCKOO_EVENT_SET = 3,
+	NF_CUCKOO_EVENT_FLUSH = 4,
+	NF_CUCKOO_EVENT_RESTORE = 5,
+	NF_CUCKOO_EVENT_STAGE = 6,
+	NF_CUCKOO_EVENT_FULL = 7,
+	NF_CUCKOO_EVENT_LOAD_HIGH = 8,
+	NF_CUCKOO_EVENT_ADD = 9,
+	NF_CUCKOO_EVENT_DEL_ENTRIES = 10,
+
+	__NF_CUCKOO_EVENT_MAX
+};
+#define NF_CUCKOO_EVENT_MAX (__NF_CUCKOO_EVENT_MAX - 1)
 
 /**
  * enum nf_cuckoo_attr - top-level attributes
@@ -509,6 +638,25 @@ enum nf_cuckoo_entry_err {
  *	LOAD_BEGIN takes what SAVE gave (-EINVAL, the attribute named, for
  *	a record that is not a combination, twice the same one, a count of
  *	0, or more than NF_CUCKOO_PREFIXES_MAX of a family)
+ * @NF_CUCKOO_A_GROW: u8, 0 or 1 (NEW, SET, replies); default 1.  1: an
+ *	add that finds the newest stage full gives the filter a new stage
+ *	(see "Growth"); 0: the add fails with NF_CUCKOO_ENTRY_E_FULL, as
+ *	before version 5.  SET of a filter being restored: -EBUSY.
+ * @NF_CUCKOO_A_GROW_FACTOR: u8, NF_CUCKOO_GROW_FACTOR_MIN..
+ *	NF_CUCKOO_GROW_FACTOR_MAX (NEW, replies); default
+ *	NF_CUCKOO_GROW_FACTOR_DEFAULT: a new stage's capacity is this times
+ *	the previous stage's
+ * @NF_CUCKOO_A_STAGES_MAX: u8, 1..NF_CUCKOO_STAGES_MAX (NEW, replies);
+ *	default NF_CUCKOO_STAGES_DEFAULT: the most stages the filter grows to
+ * @NF_CUCKOO_A_STAGE: nested, enum nf_cuckoo_stage_attr (GET replies:
+ *	one per stage, repeated at the top level, oldest first; events)
+ * @NF_CUCKOO_A_FPR_TOTAL: u32 (GET replies), the filter's false-positive
+ *	bound in parts per NF_CUCKOO_FPR_SCALE, rounded up: the sum of its
+ *	stages' bounds
+ * @NF_CUCKOO_A_EVENT: u8, enum nf_cuckoo_event (NF_CUCKOO_CMD_EVENT)
+ * @NF_CUCKOO_A_EVENT_COUNT: u32, entries a request changed (events
+ *	NF_CUCKOO_EVENT_ADD and NF_CUCKOO_EVENT_DEL_ENTRIES)
+ * @NF_CUCKOO_A_STAGE_INDEX: u8, a stage, from 0 (events)
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -548,6 +696,14 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_ENTRIES_IPV6,
 	NF_CUCKOO_A_ENCODING,
 	NF_CUCKOO_A_PREFIXES,
+	NF_CUCKOO_A_GROW,
+	NF_CUCKOO_A_GROW_FACTOR,
+	NF_CUCKOO_A_STAGES_MAX,
+	NF_CUCKOO_A_STAGE,
+	NF_CUCKOO_A_FPR_TOTAL,
+	NF_CUCKOO_A_EVENT,
+	NF_CUCKOO_A_EVENT_COUNT,
+	NF_CUCKOO_A_STAGE_INDEX,
 
 	__NF_CUCKOO_A_MAX
 };
@@ -704,6 +860,34 @@ enum nf_cuckoo_stats_attr {
 	__NF_CUCKOO_STATS_A_MAX
 };
 #define NF_CUCKOO_STATS_A_MAX (__NF_CUCKOO_STATS_A_MAX - 1)
+
+/**
+ * enum nf_cuckoo_stage_attr - attributes nested in one NF_CUCKOO_A_STAGE
+ *
+ * @NF_CUCKOO_STAGE_A_PAD: padding; ignore
+ * @NF_CUCKOO_STAGE_A_CAPACITY: u64, items the stage was sized for
+ * @NF_CUCKOO_STAGE_A_ITEMS: u64, items it holds (its victim included)
+ * @NF_CUCKOO_STAGE_A_LOAD_PPM: u32, items / slots, parts per million
+ * @NF_CUCKOO_STAGE_A_FP_BITS: u8, its fingerprint bits
+ * @NF_CUCKOO_STAGE_A_BYTES: u64, memory it holds
+ * @NF_CUCKOO_STAGE_A_FPR: u32, its false-positive bound 2b / 2^f in parts
+ *	per NF_CUCKOO_FPR_SCALE, rounded up
+ * @NF_CUCKOO_STAGE_A_VICTIM: u8, 1 while its victim slot is taken
+ */
+enum nf_cuckoo_stage_attr {
+	NF_CUCKOO_STAGE_A_UNSPEC,
+	NF_CUCKOO_STAGE_A_PAD,
+	NF_CUCKOO_STAGE_A_CAPACITY,
+	NF_CUCKOO_STAGE_A_ITEMS,
+	NF_CUCKOO_STAGE_A_LOAD_PPM,
+	NF_CUCKOO_STAGE_A_FP_BITS,
+	NF_CUCKOO_STAGE_A_BYTES,
+	NF_CUCKOO_STAGE_A_FPR,
+	NF_CUCKOO_STAGE_A_VICTIM,
+
+	__NF_CUCKOO_STAGE_A_MAX
+};
+#define NF_CUCKOO_STAGE_A_MAX (__NF_CUCKOO_STAGE_A_MAX - 1)
 
 /**
  * struct nf_cuckoo_flow_key - the bytes a filter hashes, for an entry or a packet
