@@ -269,8 +269,11 @@
  * entries or the seed.  Joining needs CAP_NET_ADMIN where the kernel can
  * require it for a multicast group (Linux 6.7 and stable kernels with
  * the backport).  The writer never waits for a listener: a listener that
- * reads too slowly loses events, and its next read fails with ENOBUFS,
- * which says that some were lost.
+ * reads too slowly loses events, and its next read fails with ENOBUFS.
+ * How many were lost: each event's nlmsg_seq is its namespace's event
+ * counter, 1 for the first event and one more for each (modulo 2^32),
+ * every event sent in that order, so a gap between two messages a
+ * listener reads is the number it missed.
  *
  * Packet path
  * ===========
@@ -520,8 +523,9 @@ enum nf_cuckoo_entry_err {
  *
  * @NF_CUCKOO_EVENT_NEW: a filter was created (NEW); the message describes
  *	it as GET does, without STATS
- * @NF_CUCKOO_EVENT_DEL: a filter was destroyed (DEL, or a failed or
- *	aborted restore that had begun)
+ * @NF_CUCKOO_EVENT_DEL: a live filter was destroyed (DEL; a restore that
+ *	fails or is aborted before LOAD_END sends nothing, as it announced
+ *	nothing)
  * @NF_CUCKOO_EVENT_SET: a filter's settings changed (SET); the message
  *	describes it as GET does, without STATS
  * @NF_CUCKOO_EVENT_FLUSH: a filter was emptied (FLUSH)
