@@ -888,11 +888,12 @@ static cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
  * move) are calls, so that the hot path keeps it in registers: no spill
  * and reload between the hash and the loads, and few registers to save.
  */
-bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
+static __always_inline bool cf_contains_pair(const struct cuckoo_filter *cf,
+					     u32 c, u32 second)
 {
 	struct cf_hash h;
 
-	cf_hash_key(cf, key, len, &h);
+	cf_hash_set(cf, c, second, &h);
 	switch (cf->layout) {
 	case CF_LAYOUT_F8_B4:
 		return cf_lookup(cf, h, 8, 4);
@@ -903,6 +904,49 @@ bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
 	default:
 		return cf_lookup_wide(cf, h);
 	}
+}
+
+bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	u32 c, second;
+
+	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	return cf_contains_pair(cf, c, second);
+}
+
+/**
+ * cf_key_hash - a key's two hashes under @cf's seed
+ * @cf:		any filter of that seed
+ * @key:	the key
+ * @len:	its bytes
+ * @kh:		the hashes, for the cf_*_hash() functions of every filter
+ *		of the same seed, whatever its geometry
+ */
+void cf_key_hash(const struct cuckoo_filter *cf, const void *key, u32 len,
+		 struct cf_key_hash *kh)
+{
+	kh->c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &kh->second);
+}
+
+/* cf_contains() of a key hashed by cf_key_hash(). */
+bool cf_contains_hash(const struct cuckoo_filter *cf,
+		      const struct cf_key_hash *kh)
+{
+	return cf_contains_pair(cf, kh->c, kh->second);
+}
+
+/*
+ * Start the loads of a hashed key's buckets, so that those of several
+ * filters are in flight together before any is compared.
+ */
+void cf_prefetch_hash(const struct cuckoo_filter *cf,
+		      const struct cf_key_hash *kh)
+{
+	struct cf_hash h;
+
+	cf_hash_set(cf, kh->c, kh->second, &h);
+	cf_prefetch(&cf->table[(u64)h.i1 * cf->bucket_bits / 64]);
+	cf_prefetch(&cf->table[(u64)h.i2 * cf->bucket_bits / 64]);
 }
 
 /*
@@ -1601,6 +1645,46 @@ int cf_add(struct cuckoo_filter *cf, const void *key, u32 len)
 }
 
 /**
+ * cf_readd - add back a key that was just deleted (an undo)
+ * Its delete freed a slot in one of its buckets, which cf_add() would not
+ * look at while the victim is taken (a delete rehomes the victim only if
+ * a search from the victim's buckets reaches free room).  Returns 0, or
+ * -ENOSPC if something took that room since.
+ */
+int cf_readd(struct cuckoo_filter *cf, const void *key, u32 len)
+{
+	struct cf_hash h;
+
+	cf_hash_key(cf, key, len, &h);
+	if (cf_place(cf, &h, false)) {
+		cf_count_add(cf, 1);
+		return 0;
+	}
+	return cf_add_hashed(cf, &h);
+}
+
+/* cf_add() of a key hashed by cf_key_hash(). */
+int cf_add_hash(struct cuckoo_filter *cf, const struct cf_key_hash *kh)
+{
+	struct cf_hash h;
+
+	cf_hash_set(cf, kh->c, kh->second, &h);
+	return cf_add_hashed(cf, &h);
+}
+
+/*
+ * Is the hashed key (maybe) present?  The writer's question, under its
+ * lock, where nothing moves: no sequence counter.
+ */
+bool cf_has_hash(const struct cuckoo_filter *cf, const struct cf_key_hash *kh)
+{
+	struct cf_hash h;
+
+	cf_hash_set(cf, kh->c, kh->second, &h);
+	return cf_probe_any(cf, &h);
+}
+
+/**
  * cf_add_unique - add a key unless it may already be present
  * Returns 0, -EEXIST if the filter already answers yes for it (which a
  * false positive can cause too), or -ENOSPC.
@@ -1639,6 +1723,19 @@ static bool cf_slot_remove(struct cuckoo_filter *cf, u32 i, u32 fp)
 	return true;
 }
 
+static int cf_delete_hashed(struct cuckoo_filter *cf, const struct cf_hash *h)
+{
+	if (cf_victim_is(cf, h)) {
+		CF_WRITE(cf->victim, 0);
+	} else if (!cf_slot_remove(cf, h->i1, h->fp) &&
+		   !cf_slot_remove(cf, h->i2, h->fp)) {
+		return -ENOENT;
+	}
+	cf_count_add(cf, -1);
+	cf_rehome_victim(cf);
+	return 0;
+}
+
 /**
  * cf_delete - remove one copy of a key
  * Returns 0, or -ENOENT if no copy (nor any fingerprint like it) is there.
@@ -1649,15 +1746,16 @@ int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len)
 	struct cf_hash h;
 
 	cf_hash_key(cf, key, len, &h);
-	if (cf_victim_is(cf, &h)) {
-		CF_WRITE(cf->victim, 0);
-	} else if (!cf_slot_remove(cf, h.i1, h.fp) &&
-		   !cf_slot_remove(cf, h.i2, h.fp)) {
-		return -ENOENT;
-	}
-	cf_count_add(cf, -1);
-	cf_rehome_victim(cf);
-	return 0;
+	return cf_delete_hashed(cf, &h);
+}
+
+/* cf_delete() of a key hashed by cf_key_hash(). */
+int cf_delete_hash(struct cuckoo_filter *cf, const struct cf_key_hash *kh)
+{
+	struct cf_hash h;
+
+	cf_hash_set(cf, kh->c, kh->second, &h);
+	return cf_delete_hashed(cf, &h);
 }
 
 /*

@@ -192,6 +192,7 @@ void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p);
 int cf_add(struct cuckoo_filter *cf, const void *key, u32 len);
 int cf_add_unique(struct cuckoo_filter *cf, const void *key, u32 len);
 int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len);
+int cf_readd(struct cuckoo_filter *cf, const void *key, u32 len);
 void cf_clear(struct cuckoo_filter *cf);
 
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len);
@@ -210,6 +211,26 @@ bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
 u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 		      u32 key_len, u32 n, u8 *hits);
 #endif
+
+/*
+ * Hashing once for several filters of the same seed (the stages of a
+ * filter that grows, cuckoo_stages.h): a key's two hashes do not depend
+ * on the geometry, only on the seed.
+ */
+struct cf_key_hash {
+	u32 c;
+	u32 second;
+};
+
+void cf_key_hash(const struct cuckoo_filter *cf, const void *key, u32 len,
+		 struct cf_key_hash *kh);
+bool cf_contains_hash(const struct cuckoo_filter *cf,
+		      const struct cf_key_hash *kh);
+void cf_prefetch_hash(const struct cuckoo_filter *cf,
+		      const struct cf_key_hash *kh);
+int cf_add_hash(struct cuckoo_filter *cf, const struct cf_key_hash *kh);
+bool cf_has_hash(const struct cuckoo_filter *cf, const struct cf_key_hash *kh);
+int cf_delete_hash(struct cuckoo_filter *cf, const struct cf_key_hash *kh);
 
 u64 cf_count(const struct cuckoo_filter *cf);
 u32 cf_load_ppm(const struct cuckoo_filter *cf);

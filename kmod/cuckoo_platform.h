@@ -40,6 +40,7 @@
 #include <linux/bottom_half.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/prefetch.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
 #include <asm/processor.h>
@@ -57,6 +58,10 @@
 #define cf_le64_to_cpu(x)	le64_to_cpu(x)
 #define cf_get_cpu32(p)		__get_unaligned_cpu32(p)
 #define cf_get_le32(p)		get_unaligned_le32(p)
+#define cf_prefetch(p)		prefetch(p)
+/* Publishing a pointer or a count that readers follow (cuckoo_stages.c). */
+#define CF_LOAD_ACQUIRE(x)	smp_load_acquire(&(x))
+#define CF_STORE_RELEASE(x, v)	smp_store_release(&(x), v)
 
 #ifdef __LITTLE_ENDIAN
 #define CF_BYTE_BUCKETS		1
@@ -160,6 +165,9 @@ typedef uint64_t u64;
 
 #define CF_READ(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CF_WRITE(x, v)		__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define CF_LOAD_ACQUIRE(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define CF_STORE_RELEASE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define cf_prefetch(p)		__builtin_prefetch(p)
 /* Pair the writer's sequence-counter section with its readers. */
 #define cf_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define cf_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A cuckoo filter that grows: one or more cuckoo filters ("stages")
+ * sharing a seed, so that a key is hashed once for all of them.
+ *
+ * The filter's authors schedule an expansion when the table is too full
+ * (";login:", August 2013); RedisBloom chains sub-filters of the same
+ * fingerprint, so its false-positive rate rises with each.  Here stage
+ * k + 1 holds factor times the items of stage k with a fingerprint one bit
+ * longer: the stages' bounds 2b / 2^f halve, and the filter's bound, their
+ * sum, stays under twice the first stage's however many stages it grows.
+ *
+ * Adds go to the newest stage.  Lookups ask every stage.  A delete must
+ * find the one stage that holds the key's own copy: stages hash
+ * differently, so a key that a stage answers yes for because of another
+ * key's fingerprint is not that key there, and removing that fingerprint
+ * would make the other key test absent.  The one stage that answers yes
+ * holds the copy; if several do, nothing is removed (-ENOTUNIQ): see
+ * cf_stages_delete().
+ *
+ * This layer makes no allocation and takes no lock: the caller serialises
+ * writers, makes each new stage when cf_stages_add() asks for one
+ * (cf_create(), charged to whatever ceiling it keeps), and frees the stages
+ * cf_stages_flush() hides (cf_stages_reap()) once no reader can see them
+ * (RCU in the module).
+ * Readers need no lock: a stage is published (its pointer, then the count
+ * with a release store) only once it is ready, and a reader reads the
+ * count with an acquire load, so it never sees a stage half made and
+ * never misses an entry present before the stage was added.
+ */
+#ifndef _NF_CUCKOO_STAGES_H
+#define _NF_CUCKOO_STAGES_H
+
+#include "cuckoo.h"
+
+#define CF_STAGES_MAX		16
+#define CF_STAGES_DEFAULT	8
+#define CF_GROW_FACTOR_MIN	2
+#define CF_GROW_FACTOR_MAX	8
+#define CF_GROW_FACTOR_DEFAULT	2
+/* A stage refusing adds below this load is not full (cf_stages_add()). */
+#define CF_GROW_MIN_LOAD_PPM	500000U
+
+/**
+ * struct cf_grow - how a filter grows
+ * @grow:	add a stage when the newest is full
+ * @factor:	a new stage's capacity over the previous one's,
+ *		CF_GROW_FACTOR_MIN..CF_GROW_FACTOR_MAX
+ * @max_stages:	1..CF_STAGES_MAX
+ */
+struct cf_grow {
+	bool grow;
+	u8 factor;
+	u8 max_stages;
+};
+
+/**
+ * struct cf_stages - a filter of one or more stages
+ * @stage:	the stages, oldest first; [0] always set
+ * @n:		stages readers may use (CF_LOAD_ACQUIRE())
+ * @g:		how it grows (the writer's)
+ */
+struct cf_stages {
+	struct cuckoo_filter *stage[CF_STAGES_MAX];
+	u32 n;
+	struct cf_grow g;
+};
+
+const char *cf_grow_error(const struct cf_grow *g);
+void cf_stages_init(struct cf_stages *s, struct cuckoo_filter *first,
+		    const struct cf_grow *g);
+void cf_stages_free(struct cf_stages *s);
+
+/* Readers: any number, lockless, as cf_contains(). */
+bool cf_stages_contains(const struct cf_stages *s, const void *key, u32 len);
+bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
+			    u32 len, u32 n);
+#ifndef __KERNEL__
+u32 cf_stages_contains_batch(const struct cf_stages *s, const void *keys,
+			     u32 key_len, u32 n, u8 *hits);
+#endif
+u32 cf_stages_count_stages(const struct cf_stages *s);
+
+/*
+ * The writer, under the caller's lock.  A new stage is made by the
+ * caller's function, which returns 0 and the stage, or an error (a
+ * ceiling: -EDQUOT; -ENOMEM).
+ */
+typedef int (*cf_stage_alloc_t)(void *ctx, const struct cf_params *p,
+				struct cuckoo_filter **out);
+int cf_stages_add(struct cf_stages *s, const void *key, u32 len, bool unique,
+		  cf_stage_alloc_t alloc, void *ctx, u32 *stage);
+int cf_stages_next_params(const struct cf_stages *s, struct cf_params *p);
+int cf_stages_delete(struct cf_stages *s, const void *key, u32 len,
+		     u32 *stage);
+int cf_stages_add_at(struct cf_stages *s, u32 stage, const void *key, u32 len);
+int cf_stages_delete_at(struct cf_stages *s, u32 stage, const void *key,
+			u32 len);
+u32 cf_stages_flush(struct cf_stages *s);
+void cf_stages_reap(struct cf_stages *s);
+
+/* Save and restore: the stages' tables back to back, oldest first. */
+u64 cf_stages_table_bytes(const struct cf_stages *s);
+int cf_stages_export(const struct cf_stages *s, u64 off, void *buf, u64 len);
+int cf_stages_import(struct cf_stages *s, u64 off, const void *buf, u64 len);
+int cf_stages_import_finish(struct cf_stages *s);
+int cf_stages_add_image(struct cf_stages *s, const struct cf_image *img);
+
+/* Reporting. */
+void cf_stages_stats(const struct cf_stages *s, struct cf_stats *st);
+u32 cf_fpr_bound_ppb(unsigned int fp_bits, unsigned int bucket_size);
+u32 cf_stages_fpr_ppb(const struct cf_stages *s);
+
+#endif /* _NF_CUCKOO_STAGES_H */
