@@ -42,6 +42,8 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 	refcount_set(&f->ref, 1);
 	f->gen = 1;
 	f->ks = cfg->ks;
+	f->st.g = cfg->grow;
+	f->ceiling = cfg->ceiling;
 	f->priority = cfg->priority;
 	f->hook = cfg->hook;
 	strscpy(f->name, cfg->name, sizeof(f->name));
@@ -57,8 +59,7 @@ err_free:
 /* Free at once: for a filter nobody else saw, and after a grace period. */
 static void nfcf_filter_free(struct nfcf_filter *f)
 {
-	if (f->cf)
-		cf_free(f->cf);
+	cf_stages_free(&f->st);
 	kfree(rcu_dereference_protected(f->px, true));
 	free_percpu(f->stats);
 	kfree(rcu_dereference_protected(f->conf, true));
@@ -111,14 +112,15 @@ struct nfcf_filter *nfcf_filter_prepare(const struct nfcf_filter_cfg *cfg,
 	return f;
 }
 
-/* The table came out as large as was charged for it. */
-static int nfcf_filter_check_charge(struct nfcf_filter *f)
+/* The first stage came out as large as was charged for it; it is @f's. */
+static int nfcf_filter_take_table(struct nfcf_filter *f,
+				  struct cuckoo_filter *cf)
 {
-	if (WARN_ON_ONCE(nfcf_filter_charge(cf_bytes(f->cf)) > f->charge)) {
-		cf_free(f->cf);
-		f->cf = NULL;
+	if (WARN_ON_ONCE(nfcf_filter_charge(cf_bytes(cf)) > f->charge)) {
+		cf_free(cf);
 		return -EINVAL;
 	}
+	cf_stages_init(&f->st, cf, &f->st.g);
 	return 0;
 }
 
@@ -131,36 +133,39 @@ static int nfcf_filter_check_charge(struct nfcf_filter *f)
  */
 int nfcf_filter_create(struct nfcf_filter *f, const struct cf_params *p)
 {
-	int err = cf_create(&f->cf, p);
+	struct cuckoo_filter *cf;
+	int err = cf_create(&cf, p);
 
-	return err ? err : nfcf_filter_check_charge(f);
+	return err ? err : nfcf_filter_take_table(f, cf);
 }
 
 /**
- * nfcf_filter_create_loading - give a prepared filter the empty table of a
- * saved image's geometry, and put it in the loading state
- * @f:		from nfcf_filter_prepare(), charged
- * @img:	the image header
- * @portid:	the netlink port that alone may send its chunks
+ * nfcf_filter_create_loading - give a prepared filter the empty stages of
+ * a saved image's geometry, and put it in the loading state
+ * @f:		from nfcf_filter_prepare(), charged for every stage
+ * @ls:		the image headers (checked to share the first one's seed,
+ *		bucket size and encoding) and the port that may load
  *
  * Return: 0, or a cf_create_from_image() error (-ENOMEM; -EINVAL: bad
- * header).
+ * header), or -ENOSPC (more stages than the filter may have).
  */
 int nfcf_filter_create_loading(struct nfcf_filter *f,
-			       const struct cf_image *img, u32 portid)
+			       const struct nfcf_load_spec *ls)
 {
-	struct cf_stats st;
+	struct cuckoo_filter *cf;
 	int err;
+	u32 i;
 
-	err = cf_create_from_image(&f->cf, img);
+	err = cf_create_from_image(&cf, &ls->img[0]);
 	if (!err)
-		err = nfcf_filter_check_charge(f);
+		err = nfcf_filter_take_table(f, cf);
+	for (i = 1; !err && i < ls->n; i++)
+		err = cf_stages_add_image(&f->st, &ls->img[i]);
 	if (err)
 		return err;
-	cf_get_stats(f->cf, &st);
 	f->loading = true;
-	f->load_total = st.table_bytes;
-	f->load_portid = portid;
+	f->load_total = cf_stages_table_bytes(&f->st);
+	f->load_portid = ls->portid;
 	return 0;
 }
 
@@ -173,6 +178,13 @@ static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
 		return NF_CUCKOO_ENTRY_E_NOENT;
 	case -EOVERFLOW:
 		return NF_CUCKOO_ENTRY_E_PREFIXES;
+	case -ENOTUNIQ:
+		return NF_CUCKOO_ENTRY_E_AMBIGUOUS;
+	case -EDQUOT:
+		return NF_CUCKOO_ENTRY_E_QUOTA;
+	case -ENOMEM:
+		/* A new stage could not be allocated. */
+		return NF_CUCKOO_ENTRY_E_FULL;
 	default:
 		return NF_CUCKOO_ENTRY_E_MALFORMED;
 	}
@@ -187,7 +199,7 @@ static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *
 	bool in;
 
 	if (k->src_plen || k->dst_plen)
-		return cf_contains(f->cf, k, sizeof(*k));
+		return cf_stages_contains(&f->st, k, sizeof(*k));
 	rcu_read_lock();
 	in = nfcf_filter_lookup(f, k);
 	rcu_read_unlock();
@@ -219,7 +231,7 @@ bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
 			nfcf_flowkey_prefix(&keys[m], px->plen[fi][i][0],
 					    px->plen[fi][i][1]);
 		}
-		if (cf_contains_any(f->cf, keys, sizeof(*k), m))
+		if (cf_stages_contains_any(&f->st, keys, sizeof(*k), m))
 			return true;
 		if (i == n)
 			return false;
@@ -336,8 +348,8 @@ static void nfcf_combo_retire(struct nfcf_filter *f)
  * res->done then counts what is still applied.
  */
 static int nfcf_batch_undo(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
-			   u32 upto, unsigned long *applied, bool readd,
-			   struct nfcf_batch_result *res)
+			   u32 upto, unsigned long *applied, const u8 *stage_of,
+			   bool readd, struct nfcf_batch_result *res)
 {
 	int err = 0;
 	u32 i;
@@ -345,8 +357,10 @@ static int nfcf_batch_undo(struct nfcf_filter *f, const struct nf_cuckoo_flow_ke
 	for (i = upto; i-- > 0; ) {
 		if (!test_bit(i, applied))
 			continue;
-		if (readd ? cf_add(f->cf, &keys[i], sizeof(keys[i])) :
-			    cf_delete(f->cf, &keys[i], sizeof(keys[i]))) {
+		if (readd ? cf_stages_add_at(&f->st, stage_of[i], &keys[i],
+					     sizeof(keys[i])) :
+			    cf_stages_delete_at(&f->st, stage_of[i], &keys[i],
+						sizeof(keys[i]))) {
 			err = -EUCLEAN;
 			continue;
 		}
@@ -372,28 +386,56 @@ static int nfcf_batch_lock(struct nfcf_filter *f)
  * error the caller sees.
  */
 static int nfcf_batch_fail(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
-			   u32 i, int err, unsigned long *applied, bool readd,
+			   u32 i, int err, unsigned long *applied,
+			   const u8 *stage_of, bool readd,
 			   struct nfcf_batch_result *res)
 {
 	res->fail_index = i;
 	res->why = nfcf_errno_to_why(err);
+	res->ceiling = f->ceiling_hit;
 	res->skipped = 0;
-	if (nfcf_batch_undo(f, keys, i, applied, readd, res))
+	if (nfcf_batch_undo(f, keys, i, applied, stage_of, readd, res))
 		return -EUCLEAN;
 	return err;
 }
 
 /*
- * One entry of a batch: 1 if skipped, 0 if applied, or the error.  Under
- * the writer's lock nothing moves, so a key that cf_delete() does not find
- * is absent, and cf_add_unique() asks and adds with one hash.  A prefix
- * key is counted in its combination: a delete of a combination that counts
- * no entry is refused without asking the table (a count never goes below
- * zero), an add of a new one publishes it first.
+ * A new stage for cf_stages_add(): charged to the namespace's ceilings
+ * before it is allocated, as a new filter is.
+ */
+static int nfcf_filter_new_stage(void *ctx, const struct cf_params *p,
+				 struct cuckoo_filter **out)
+{
+	struct nfcf_filter *f = ctx;
+	u64 bytes = cf_params_bytes(p);
+	int err;
+
+	if (!f->ceiling)
+		return -EDQUOT;
+	err = f->ceiling->charge(f->ceiling, bytes, &f->ceiling_hit);
+	if (err)
+		return err;
+	err = cf_create(out, p);
+	if (err) {
+		f->ceiling->uncharge(f->ceiling, bytes);
+		return err;
+	}
+	f->charge += bytes;
+	return 0;
+}
+
+/*
+ * One entry of a batch: 1 if skipped, 0 if applied (in stage *stage), or
+ * the error.  Under the writer's lock nothing moves, so a key that no
+ * stage has is absent, and a unique add asks and adds with one hash.  A
+ * prefix key is counted in its combination: a delete of a combination
+ * that counts no entry is refused without asking the table (a count never
+ * goes below zero), an add of a new one publishes it first.
  */
 static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
-			  u32 flags, bool del)
+			  u32 flags, bool del, u8 *stage)
 {
+	u32 at = 0;
 	bool prefix = k->src_plen || k->dst_plen;
 	struct nfcf_combo *c = NULL;
 	int err;
@@ -404,7 +446,8 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 		if (prefix && (!c || !c->count))
 			err = -ENOENT;
 		else
-			err = cf_delete(f->cf, k, sizeof(*k));
+			err = cf_stages_delete(&f->st, k, sizeof(*k), &at);
+		*stage = at;
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
 		if (!err && c)
@@ -416,10 +459,10 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 		if (err)
 			return err;
 	}
-	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
-		err = cf_add(f->cf, k, sizeof(*k));
-	else
-		err = cf_add_unique(f->cf, k, sizeof(*k));
+	err = cf_stages_add(&f->st, k, sizeof(*k),
+			    flags & NF_CUCKOO_BATCH_F_UNIQUE,
+			    nfcf_filter_new_stage, f, &at);
+	*stage = at;
 	if (!err && c)
 		c->count++;
 	return err == -EEXIST ? 1 : err;
@@ -433,15 +476,21 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
  * @flags:	NF_CUCKOO_BATCH_F_UNIQUE (add) or NF_CUCKOO_BATCH_F_MISSING_OK (delete)
  * @del:	delete rather than add
  * @applied:	scratch bitmap of @n bits, zeroed
+ * @stage_of:	scratch, @n bytes: the stage of each entry applied, for
+ *		an exact undo
  * @res:	done, skipped, and on failure fail_index and why
  *
- * Return: 0; -ENOSPC (add: full, nothing applied); -ENOENT (delete: an
- * entry is absent, nothing applied; or the filter was removed: res->why
- * tells); -EUCLEAN (failed, and the undo failed too: res->done remain).
+ * An add that finds the newest stage full may grow the filter by a stage
+ * (cf_stages_add()), which stays if the batch is then undone.
+ * Return: 0; -ENOSPC (add: full, nothing applied); -EDQUOT (add: full,
+ * and a new stage would exceed a ceiling, f->ceiling_hit); -ENOENT (delete: an entry is absent, nothing applied; or
+ * the filter was removed: res->why tells); -ENOTUNIQ (delete: an entry
+ * is in several stages); -EUCLEAN (failed, and the undo failed too:
+ * res->done remain).
  */
 int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, u32 flags, bool del, unsigned long *applied,
-		      struct nfcf_batch_result *res)
+		      u8 *stage_of, struct nfcf_batch_result *res)
 {
 	int err;
 	u32 i;
@@ -450,15 +499,15 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		err = nfcf_batch_one(f, &keys[i], flags, del);
+		err = nfcf_batch_one(f, &keys[i], flags, del, &stage_of[i]);
 		if (err > 0) {
 			res->skipped++;
 			err = 0;
 			continue;
 		}
 		if (err) {
-			err = nfcf_batch_fail(f, keys, i, err, applied, del,
-					      res);
+			err = nfcf_batch_fail(f, keys, i, err, applied,
+					      stage_of, del, res);
 			break;
 		}
 		__set_bit(i, applied);
@@ -496,8 +545,28 @@ void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	res->done = n;
 }
 
+/*
+ * Free the stages a flush hid, once no reader can be in them, and give
+ * their memory back to the ceilings; f->lock held.
+ */
+static void nfcf_filter_reap(struct nfcf_filter *f, u32 dropped)
+{
+	u64 bytes = 0;
+	u32 i;
+
+	if (!dropped)
+		return;
+	synchronize_rcu();
+	for (i = 1; i <= dropped; i++)
+		bytes += cf_bytes(f->st.stage[i]);
+	cf_stages_reap(&f->st);
+	f->charge -= bytes;
+	if (f->ceiling)
+		f->ceiling->uncharge(f->ceiling, bytes);
+}
+
 /**
- * nfcf_filter_flush - remove every entry
+ * nfcf_filter_flush - remove every entry, and every stage but the first
  * @f:	the filter
  *
  * Return: 0 or -ENOENT (removed meanwhile).
@@ -505,14 +574,35 @@ void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 int nfcf_filter_flush(struct nfcf_filter *f)
 {
 	int err = nfcf_batch_lock(f);
+	u32 dropped;
 
 	if (err)
 		return err;
-	cf_clear(f->cf);
+	dropped = cf_stages_flush(&f->st);
 	f->ncombo[0] = 0;
 	f->ncombo[1] = 0;
 	/* No memory to publish nothing: NULL. */
 	nfcf_px_publish(f);
+	nfcf_gen_bump(&f->gen);
+	nfcf_filter_reap(f, dropped);
+	mutex_unlock(&f->lock);
+	return 0;
+}
+
+/**
+ * nfcf_filter_set_grow - turn growth on or off, keeping the entries
+ * @f:		the filter
+ * @grow:	on
+ *
+ * Return: 0 or -ENOENT (removed meanwhile).
+ */
+int nfcf_filter_set_grow(struct nfcf_filter *f, bool grow)
+{
+	int err = nfcf_batch_lock(f);
+
+	if (err)
+		return err;
+	f->st.g.grow = grow;
 	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return 0;
@@ -670,7 +760,7 @@ int nfcf_filter_load_chunk(struct nfcf_filter *f, u32 portid, u64 off,
 		err = -ERANGE;
 		*abort = true;
 	} else {
-		err = cf_import_table(f->cf, off, data, len);
+		err = cf_stages_import(&f->st, off, data, len);
 		if (!err)
 			f->load_off += len;
 		*abort = err != 0;
@@ -705,7 +795,7 @@ int nfcf_filter_load_finish(struct nfcf_filter *f, u32 portid, bool *abort)
 		err = -ENODATA;
 		*abort = true;
 	} else {
-		err = cf_import_finish(f->cf);
+		err = cf_stages_import_finish(&f->st);
 		*abort = err != 0;
 		nfcf_gen_bump(&f->gen);
 	}
@@ -742,18 +832,4 @@ void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 		st->dropped += dropped;
 		st->marked += marked;
 	}
-}
-
-/**
- * nfcf_filter_fpr_ppb - false-positive bound 2b / 2^f, in parts per 10^9
- * @p:	resolved geometry
- *
- * Rounded up, so never reported better than it is.
- */
-u32 nfcf_filter_fpr_ppb(const struct cf_params *p)
-{
-	u64 num = 2ULL * p->bucket_size * NF_CUCKOO_FPR_SCALE;
-	u64 ppb = (num + (1ULL << p->fp_bits) - 1) >> p->fp_bits;
-
-	return min_t(u64, ppb, NF_CUCKOO_FPR_SCALE);
 }

@@ -29,7 +29,7 @@
 #include <linux/percpu.h>
 #include <linux/u64_stats_sync.h>
 
-#include "cuckoo.h"
+#include "cuckoo_stages.h"
 #include "flowkey.h"
 
 /**
@@ -103,6 +103,26 @@ struct nfcf_combo {
 	u8 d;
 };
 
+/* Which ceiling refused a charge (struct nfcf_ceiling). */
+enum nfcf_ceiling_hit {
+	NFCF_CEILING_NONE,
+	NFCF_CEILING_NETNS,	/* netns_mem_max_mb */
+	NFCF_CEILING_MODULE,	/* mem_max_mb */
+};
+
+/**
+ * struct nfcf_ceiling - what a filter's growth is charged to: its
+ *	namespace's memory ceilings (netns.c), without the filter knowing
+ *	namespaces
+ * @charge:	take @bytes more, or -EDQUOT with the enum nfcf_ceiling_hit
+ *		in *@which; does not sleep
+ * @uncharge:	give @bytes back
+ */
+struct nfcf_ceiling {
+	int (*charge)(struct nfcf_ceiling *c, u64 bytes, u8 *which);
+	void (*uncharge)(struct nfcf_ceiling *c, u64 bytes);
+};
+
 /**
  * struct nfcf_hook_link - a filter's place on a hook entry's list (hook.c)
  * @node:	on the entry's RCU list, under the namespace's lock
@@ -120,7 +140,8 @@ struct nfcf_hook_link {
  * @hl:		on the RCU lists that the packet path walks, of its IPv4 ([0])
  *		and IPv6 ([1]) hook entries (as its family has them), once
  *		loaded and until removed (whether enabled or not)
- * @cf:		the cuckoo filter; set at creation, never replaced
+ * @st:		the cuckoo filter's stages; the first set at creation and
+ *		never replaced, more added as it grows (cuckoo_stages.h)
  * @conf:	packet-path settings, RCU
  * @px:		the combinations of prefix lengths in use, RCU; NULL: none
  * @stats:	per-CPU packet counters
@@ -131,7 +152,12 @@ struct nfcf_hook_link {
  *		that sees it change marks its messages NLM_F_DUMP_INTR
  * @charge:	bytes charged to the namespace's and the module's ceilings
  *		from nfcf_net_reserve() until it leaves the namespace's table;
- *		fixed by nfcf_filter_prepare(), before the table exists
+ *		set by nfcf_filter_prepare(), before the table exists; grows
+ *		with each stage, and shrinks with a flush (under @lock, and
+ *		the namespace's lock when read for the uncharge at removal)
+ * @ceiling:	where each new stage is charged, see struct nfcf_ceiling
+ * @ceiling_hit: the ceiling that refused the last stage, enum
+ *		nfcf_ceiling_hit (under @lock)
  * @load_off:	while loading: bytes of table received so far
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
@@ -151,7 +177,7 @@ struct nfcf_hook_link {
 struct nfcf_filter {
 	struct list_head node;
 	struct nfcf_hook_link hl[2];
-	struct cuckoo_filter *cf;
+	struct cf_stages st;
 	struct nfcf_conf __rcu *conf;
 	struct nfcf_prefixes __rcu *px;
 	struct nfcf_pcpu_stats __percpu *stats;
@@ -160,6 +186,8 @@ struct nfcf_filter {
 	struct rcu_head rcu;
 	unsigned int gen;
 	u64 charge;
+	struct nfcf_ceiling *ceiling;
+	u8 ceiling_hit;
 	u64 load_off;
 	u64 load_total;
 	u32 load_portid;
@@ -180,6 +208,8 @@ struct nfcf_filter {
  */
 struct nfcf_filter_cfg {
 	const char *name;
+	struct nfcf_ceiling *ceiling;
+	struct cf_grow grow;
 	struct nfcf_key_spec ks;
 	struct nfcf_conf conf;
 	s32 priority;
@@ -193,6 +223,7 @@ struct nfcf_filter_cfg {
  * @fail_index:	entry that failed, valid if @why != NF_CUCKOO_ENTRY_E_NONE
  * @why:	enum nf_cuckoo_entry_err
  * @hits:	TEST: entries present
+ * @ceiling:	NF_CUCKOO_ENTRY_E_QUOTA: which, enum nfcf_ceiling_hit
  */
 struct nfcf_batch_result {
 	u32 done;
@@ -200,6 +231,7 @@ struct nfcf_batch_result {
 	u32 fail_index;
 	u32 why;
 	u32 hits;
+	u8 ceiling;
 };
 
 /* Generation counters for dump consistency; 0 is never used. */
@@ -212,8 +244,20 @@ static inline void nfcf_gen_bump(unsigned int *gen)
 struct nfcf_filter *nfcf_filter_prepare(const struct nfcf_filter_cfg *cfg,
 					u64 core_bytes);
 int nfcf_filter_create(struct nfcf_filter *f, const struct cf_params *p);
+/**
+ * struct nfcf_load_spec - what a restore begins with
+ * @img:	the image headers, one per stage, oldest first
+ * @n:		how many, >= 1
+ * @portid:	the netlink port that alone may send the chunks
+ */
+struct nfcf_load_spec {
+	struct cf_image *img;
+	u32 n;
+	u32 portid;
+};
+
 int nfcf_filter_create_loading(struct nfcf_filter *f,
-			       const struct cf_image *img, u32 portid);
+			       const struct nfcf_load_spec *ls);
 
 static inline void nfcf_filter_get(struct nfcf_filter *f)
 {
@@ -224,7 +268,7 @@ void nfcf_filter_put(struct nfcf_filter *f);
 
 int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, u32 flags, bool del, unsigned long *applied,
-		      struct nfcf_batch_result *res);
+		      u8 *stage_of, struct nfcf_batch_result *res);
 void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, unsigned long *hits, struct nfcf_batch_result *res);
 int nfcf_filter_flush(struct nfcf_filter *f);
@@ -244,7 +288,7 @@ bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
  * @f:	the filter
  * @k:	the key
  *
- * Without prefixes of the key's family, one cf_contains(), as ever.
+ * Without prefixes of the key's family, one cf_contains() of each stage.
  */
 static inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
 				      const struct nf_cuckoo_flow_key *k)
@@ -252,7 +296,7 @@ static inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
 	const struct nfcf_prefixes *px = rcu_dereference(f->px);
 
 	if (likely(!px) || !k->family || !px->n[NFCF_FAM_IDX(k->family)])
-		return cf_contains(f->cf, k, sizeof(*k));
+		return cf_stages_contains(&f->st, k, sizeof(*k));
 	return nfcf_filter_lookup_px(f, px, k);
 }
 
@@ -269,7 +313,7 @@ int nfcf_filter_load_chunk(struct nfcf_filter *f, u32 portid, u64 off,
 			   const void *data, u32 len, bool *abort);
 int nfcf_filter_load_finish(struct nfcf_filter *f, u32 portid, bool *abort);
 void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st);
-u32 nfcf_filter_fpr_ppb(const struct cf_params *p);
+int nfcf_filter_set_grow(struct nfcf_filter *f, bool grow);
 
 /* Is @f enabled?  For writers; the packet path has its conf already. */
 static inline bool nfcf_filter_enabled(struct nfcf_filter *f)

@@ -75,6 +75,14 @@ static int nfcf_validate_chunk(const struct nlattr *attr,
 	[NF_CUCKOO_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),			\
 	[NF_CUCKOO_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1)
 
+#define NFCF_GROW_POLICY						\
+	[NF_CUCKOO_A_GROW] = NLA_POLICY_MAX(NLA_U8, 1),			\
+	[NF_CUCKOO_A_GROW_FACTOR] = NLA_POLICY_RANGE(NLA_U8,		\
+						     NF_CUCKOO_GROW_FACTOR_MIN, \
+						     NF_CUCKOO_GROW_FACTOR_MAX), \
+	[NF_CUCKOO_A_STAGES_MAX] = NLA_POLICY_RANGE(NLA_U8, 1,		\
+						    NF_CUCKOO_STAGES_MAX)
+
 static const struct nla_policy nfcf_new_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 	NFCF_PACKET_POLICY,
@@ -86,6 +94,7 @@ static const struct nla_policy nfcf_new_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_ENCODING] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ENCODING_MAX),
 	[NF_CUCKOO_A_MAX_KICKS] = NLA_POLICY_RANGE(NLA_U16, 1, NF_CUCKOO_MAX_KICKS_MAX),
 	[NF_CUCKOO_A_SEED] = { .type = NLA_U64 },
+	NFCF_GROW_POLICY,
 };
 
 static const struct nla_policy nfcf_name_policy[NF_CUCKOO_A_MAX + 1] = {
@@ -99,6 +108,7 @@ static const struct nla_policy nfcf_set_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_MARK_MASK] = { .type = NLA_U32 },
 	[NF_CUCKOO_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NF_CUCKOO_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NF_CUCKOO_A_GROW] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static int nfcf_validate_packed(const struct nlattr *attr,
@@ -163,6 +173,7 @@ static const struct nla_policy nfcf_load_begin_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_PREFIXES] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
 							nfcf_validate_prefixes,
 							NFCF_PREFIXES_BYTES),
+	NFCF_GROW_POLICY,
 };
 
 static const struct nla_policy nfcf_load_chunk_policy[NF_CUCKOO_A_MAX + 1] = {
@@ -278,6 +289,11 @@ static int nfcf_parse_cfg(struct genl_info *info, struct nfcf_filter_cfg *cfg)
 					    NF_CUCKOO_MARK_MASK_DEFAULT);
 	cfg->conf.invert = nfcf_attr_u8(a[NF_CUCKOO_A_INVERT], 0);
 	cfg->conf.enabled = nfcf_attr_u8(a[NF_CUCKOO_A_ENABLED], 1);
+	cfg->grow.grow = nfcf_attr_u8(a[NF_CUCKOO_A_GROW], 1);
+	cfg->grow.factor = nfcf_attr_u8(a[NF_CUCKOO_A_GROW_FACTOR],
+					NF_CUCKOO_GROW_FACTOR_DEFAULT);
+	cfg->grow.max_stages = nfcf_attr_u8(a[NF_CUCKOO_A_STAGES_MAX],
+					    NF_CUCKOO_STAGES_DEFAULT);
 	return nfcf_key_spec_check(&cfg->ks, a[NF_CUCKOO_A_KEY_FIELDS],
 				   a[NF_CUCKOO_A_BIDIRECTIONAL], info->extack);
 }
@@ -350,7 +366,9 @@ static int nfcf_put_stats(struct sk_buff *skb, struct nfcf_filter *f)
 	struct cf_stats st;
 	struct nlattr *nest;
 
-	cf_get_stats(f->cf, &st);
+	rcu_read_lock();
+	cf_stages_stats(&f->st, &st);
+	rcu_read_unlock();
 	nfcf_filter_pkt_stats(f, &ps);
 	nest = nla_nest_start(skb, NF_CUCKOO_A_STATS);
 	if (!nest)
@@ -412,22 +430,84 @@ static int nfcf_put_prefixes(struct sk_buff *skb, struct nfcf_filter *f,
 	       -EMSGSIZE : 0;
 }
 
+/* One stage's NF_CUCKOO_A_STAGE nest. */
+static int nfcf_put_stage(struct sk_buff *skb, const struct cuckoo_filter *cf)
+{
+	struct nlattr *nest;
+	struct cf_params p;
+	struct cf_stats st;
+
+	cf_get_params(cf, &p);
+	cf_get_stats(cf, &st);
+	nest = nla_nest_start(skb, NF_CUCKOO_A_STAGE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_CAPACITY, p.capacity,
+			      NF_CUCKOO_STAGE_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_ITEMS, st.count,
+			      NF_CUCKOO_STAGE_A_PAD) ||
+	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_LOAD_PPM, st.load_ppm) ||
+	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_FP_BITS, p.fp_bits) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_BYTES, st.bytes,
+			      NF_CUCKOO_STAGE_A_PAD) ||
+	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_FPR,
+			cf_fpr_bound_ppb(p.fp_bits, p.bucket_size)) ||
+	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_VICTIM, st.victim)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /*
- * A filter's description, without the seed; STATS if @stats (a GET), else
- * (a SAVE) with f->lock held.
+ * Every stage, oldest first, and the filter's bound.  Under RCU: a flush
+ * frees the stages it drops after a grace period.
+ */
+static int nfcf_put_stages(struct sk_buff *skb, struct nfcf_filter *f)
+{
+	u32 i, n;
+	int err = 0;
+
+	rcu_read_lock();
+	n = cf_stages_count_stages(&f->st);
+	for (i = 0; i < n && !err; i++)
+		err = nfcf_put_stage(skb, f->st.stage[i]);
+	if (!err && nla_put_u32(skb, NF_CUCKOO_A_FPR_TOTAL,
+				cf_stages_fpr_ppb(&f->st)))
+		err = -EMSGSIZE;
+	rcu_read_unlock();
+	return err;
+}
+
+static int nfcf_put_grow(struct sk_buff *skb, struct nfcf_filter *f)
+{
+	const struct cf_grow *g = &f->st.g;
+
+	return nla_put_u8(skb, NF_CUCKOO_A_GROW, READ_ONCE(g->grow)) ||
+	       nla_put_u8(skb, NF_CUCKOO_A_GROW_FACTOR, g->factor) ||
+	       nla_put_u8(skb, NF_CUCKOO_A_STAGES_MAX, g->max_stages) ?
+	       -EMSGSIZE : 0;
+}
+
+/*
+ * A filter's description, without the seed; STATS and the stages if
+ * @stats (a GET), else (a SAVE) with f->lock held.  The geometry is the
+ * first stage's.
  */
 static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 			   bool stats)
 {
 	struct cf_params p;
 
-	cf_get_params(f->cf, &p);
+	cf_get_params(f->st.stage[0], &p);
 	if (nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_FAMILY, f->ks.families) ||
 	    nla_put_u32(skb, NF_CUCKOO_A_KEY_FIELDS, f->ks.fields) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_A_CAPACITY, p.capacity, NF_CUCKOO_A_PAD) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_FP_BITS, p.fp_bits) ||
-	    nla_put_u32(skb, NF_CUCKOO_A_FPR, nfcf_filter_fpr_ppb(&p)) ||
+	    nla_put_u32(skb, NF_CUCKOO_A_FPR,
+			cf_fpr_bound_ppb(p.fp_bits, p.bucket_size)) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_ENCODING, p.encoding) ||
 	    nla_put_u16(skb, NF_CUCKOO_A_MAX_KICKS, p.max_kicks) ||
@@ -435,9 +515,12 @@ static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
-	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, !stats))
+	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, !stats) ||
+	    nfcf_put_grow(skb, f))
 		return -EMSGSIZE;
-	return stats ? nfcf_put_stats(skb, f) : 0;
+	if (!stats)
+		return 0;
+	return nfcf_put_stats(skb, f) ?: nfcf_put_stages(skb, f);
 }
 
 static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
@@ -463,11 +546,13 @@ static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
 
 /*
  * Charge a prepared filter (nfcf_net_reserve()), then make its table: of
- * geometry @p, or of image @img (a restore) if not NULL; then insert it.
+ * geometry @p, or of the images @ls (a restore) if not NULL; then insert
+ * it.
  * Consumes the caller's reference.
  */
 static int nfcf_new_filter(struct nfcf_net *nn, struct nfcf_filter *f,
-			   const struct cf_params *p, const struct cf_image *img,
+			   const struct cf_params *p,
+			   const struct nfcf_load_spec *ls,
 			   struct genl_info *info)
 {
 	int err;
@@ -477,8 +562,7 @@ static int nfcf_new_filter(struct nfcf_net *nn, struct nfcf_filter *f,
 		NL_SET_BAD_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME]);
 	if (err)
 		goto put;
-	err = img ? nfcf_filter_create_loading(f, img, info->snd_portid) :
-		    nfcf_filter_create(f, p);
+	err = ls ? nfcf_filter_create_loading(f, ls) : nfcf_filter_create(f, p);
 	if (err) {
 		if (err == -ENOMEM)
 			NL_SET_ERR_MSG_MOD(info->extack,
@@ -508,6 +592,7 @@ static int nfcf_cmd_new(struct sk_buff *skb, struct genl_info *info)
 	err = nfcf_parse_cfg(info, &cfg);
 	if (err)
 		return err;
+	cfg.ceiling = &nn->ceiling;
 	err = nfcf_parse_params(info, &p);
 	if (err)
 		return err;
@@ -616,14 +701,18 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	f = nfcf_get_filter(info, false);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	if (!what) {
+	if (!what && !a[NF_CUCKOO_A_GROW]) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "nothing to change: give ACTION, MARK, MARK_MASK, INVERT or ENABLED");
+				   "nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED or GROW");
 		err = -EINVAL;
 		goto out;
 	}
-	err = nfcf_net_update_conf(nfcf_net(genl_info_net(info)), f, &val,
-				   what);
+	err = 0;
+	if (a[NF_CUCKOO_A_GROW])
+		err = nfcf_filter_set_grow(f, nla_get_u8(a[NF_CUCKOO_A_GROW]));
+	if (!err && what)
+		err = nfcf_net_update_conf(nfcf_net(genl_info_net(info)), f,
+					   &val, what);
 	if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
 	else if (err == -ENOMEM)
@@ -657,6 +746,7 @@ struct nfcf_batch {
 	struct nfcf_filter *f;
 	struct nf_cuckoo_flow_key *keys;
 	unsigned long *bits;
+	u8 *stage_of;
 	struct sk_buff *reply;
 	struct nfcf_batch_result res;
 	u32 n;
@@ -760,7 +850,8 @@ static int nfcf_batch_alloc(struct nfcf_batch *b, struct genl_info *info)
 	b->keys = kvmalloc_array(b->n, sizeof(*b->keys),
 				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	b->bits = bitmap_zalloc(b->n, GFP_KERNEL_ACCOUNT);
-	if (!b->reply || !b->keys || !b->bits) {
+	b->stage_of = kmalloc(b->n, GFP_KERNEL_ACCOUNT);
+	if (!b->reply || !b->keys || !b->bits || !b->stage_of) {
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory for the batch");
 		return -ENOMEM;
 	}
@@ -772,6 +863,7 @@ static void nfcf_batch_free(struct nfcf_batch *b)
 	nlmsg_free(b->reply);
 	kvfree(b->keys);
 	bitmap_free(b->bits);
+	kfree(b->stage_of);
 	if (!IS_ERR_OR_NULL(b->f))
 		nfcf_filter_put(b->f);
 }
@@ -845,6 +937,9 @@ static void nfcf_batch_errmsg(struct nfcf_batch *b, struct genl_info *info,
 	if (err == -EUCLEAN)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
+	else if (err == -ENOMEM)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "out of memory: batch undone");
 	else if (b->res.why == NF_CUCKOO_ENTRY_E_FULL)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "filter is full: batch undone");
@@ -854,9 +949,16 @@ static void nfcf_batch_errmsg(struct nfcf_batch *b, struct genl_info *info,
 	else if (b->res.why == NF_CUCKOO_ENTRY_E_PREFIXES)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
 				    "more than NF_CUCKOO_PREFIXES_MAX combinations of prefix lengths of the entry's family: batch undone");
-	else if (err == -ENOMEM)
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_AMBIGUOUS)
 		NL_SET_ERR_MSG_ATTR(info->extack, e,
-				    "out of memory: batch undone");
+				    "entry is in more than one stage and its own copy cannot be told: not deleted (flush and add again to remove it): batch undone");
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_QUOTA &&
+		 b->res.ceiling == NFCF_CEILING_NETNS)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "filter is full and a new stage would exceed the network namespace's memory ceiling (netns_mem_max_mb): batch undone");
+	else if (b->res.why == NF_CUCKOO_ENTRY_E_QUOTA)
+		NL_SET_ERR_MSG_ATTR(info->extack, e,
+				    "filter is full and a new stage would exceed the module's memory ceiling (mem_max_mb): batch undone");
 	else if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
 }
@@ -868,7 +970,7 @@ static int nfcf_batch_apply(struct nfcf_batch *b)
 	case NF_CUCKOO_CMD_DEL_ENTRIES:
 		return nfcf_filter_batch(b->f, b->keys, b->n, b->flags,
 					 b->cmd == NF_CUCKOO_CMD_DEL_ENTRIES, b->bits,
-					 &b->res);
+					 b->stage_of, &b->res);
 	default:
 		nfcf_filter_test(b->f, b->keys, b->n, b->bits, &b->res);
 		return 0;
@@ -934,29 +1036,34 @@ static int nfcf_save_start(struct netlink_callback *cb, struct nfcf_filter **fp)
 static int nfcf_save_header(struct sk_buff *skb, struct netlink_callback *cb,
 			    struct nfcf_filter *f)
 {
+	u64 table_bytes = cf_stages_table_bytes(&f->st);
 	struct cf_image img;
-	struct cf_stats st;
 	void *hdr;
+	u32 i;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &nfcf_genl_family, NLM_F_MULTI, NF_CUCKOO_CMD_SAVE);
 	if (!hdr)
 		return -EMSGSIZE;
 	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	cf_export_header(f->cf, &img);
-	cf_get_stats(f->cf, &st);
-	if (nfcf_put_filter(skb, f, false) ||
-	    nla_put(skb, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img) ||
-	    nla_put_u64_64bit(skb, NF_CUCKOO_A_IMAGE_TABLE_BYTES, st.table_bytes,
-			      NF_CUCKOO_A_PAD)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
+	if (nfcf_put_filter(skb, f, false))
+		goto cancel;
+	for (i = 0; i < f->st.n; i++) {
+		cf_export_header(f->st.stage[i], &img);
+		if (nla_put(skb, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img))
+			goto cancel;
 	}
+	if (nla_put_u64_64bit(skb, NF_CUCKOO_A_IMAGE_TABLE_BYTES, table_bytes,
+			      NF_CUCKOO_A_PAD))
+		goto cancel;
 	genlmsg_end(skb, hdr);
 	cb->args[1] = 0;
-	cb->args[2] = st.table_bytes;
+	cb->args[2] = table_bytes;
 	cb->args[3] = 1;
 	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 /* Bytes of table that fit in one more message of @skb, a multiple of 8. */
@@ -992,7 +1099,7 @@ static int nfcf_save_chunk(struct sk_buff *skb, struct netlink_callback *cb,
 	data = nla_reserve(skb, NF_CUCKOO_A_CHUNK_DATA, len);
 	if (!data)
 		goto cancel;
-	err = cf_export_table(f->cf, off, nla_data(data), len);
+	err = cf_stages_export(&f->st, off, nla_data(data), len);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return err;
@@ -1090,71 +1197,128 @@ bad:
 	return -EINVAL;
 }
 
-static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
+/* One IMAGE_HEADER of a LOAD_BEGIN, checked; its geometry in @p. */
+static int nfcf_load_image(const struct nlattr *ha, struct cf_image *img,
+			   struct cf_params *p, struct netlink_ext_ack *extack)
 {
-	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
-	const struct nlattr *ha = info->attrs[NF_CUCKOO_A_IMAGE_HEADER];
-	const struct nlattr *pa;
-	struct nfcf_filter_cfg cfg = {};
-	struct nfcf_filter *f;
-	struct cf_params p;
-	struct cf_image img;
-	u64 bytes;
-	int err;
-
-	err = nfcf_parse_cfg(info, &cfg);
-	if (err)
-		return err;
-	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_IMAGE_HEADER)) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
-		return -EINVAL;
-	}
-	if (nla_len(ha) != sizeof(img)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+	if (nla_len(ha) != sizeof(*img)) {
+		NL_SET_ERR_MSG_ATTR(extack, ha,
 				    "image header has the wrong length (saved by another version?)");
 		return -EINVAL;
 	}
-	memcpy(&img, nla_data(ha), sizeof(img));
-	if (img.magic == CF_IMAGE_MAGIC &&
-	    (img.version < CF_IMAGE_VERSION_MIN || img.version > CF_IMAGE_VERSION)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+	memcpy(img, nla_data(ha), sizeof(*img));
+	if (img->magic == CF_IMAGE_MAGIC &&
+	    (img->version < CF_IMAGE_VERSION_MIN || img->version > CF_IMAGE_VERSION)) {
+		NL_SET_ERR_MSG_ATTR(extack, ha,
 				    "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
 				    ", which reads image versions " __stringify(CF_IMAGE_VERSION_MIN)
 				    " to " __stringify(CF_IMAGE_VERSION)
 				    " only; restore it with the nf_cuckoo that saved it, or add the entries again");
 		return -EINVAL;
 	}
-	if (cf_image_params(&img, &p)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+	if (cf_image_params(img, p)) {
+		NL_SET_ERR_MSG_ATTR(extack, ha,
 				    "image header rejected: wrong magic, version, byte order or geometry");
 		return -EINVAL;
 	}
-	bytes = cf_params_bytes(&p);
-	if (bytes > nfcf_net_mem_max()) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+	return 0;
+}
+
+/*
+ * The IMAGE_HEADER attributes of a LOAD_BEGIN, one per stage, oldest
+ * first, into @img (room for NF_CUCKOO_STAGES_MAX); *bytes: what the
+ * stages will take.
+ */
+static int nfcf_load_images(struct genl_info *info, u8 max_stages,
+			    struct cf_image *img, u32 *n, u64 *bytes)
+{
+	const struct nlattr *ha;
+	struct cf_params p;
+	int rem, err;
+
+	*n = 0;
+	*bytes = 0;
+	nlmsg_for_each_attr(ha, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(ha) != NF_CUCKOO_A_IMAGE_HEADER)
+			continue;
+		if (*n == max_stages) {
+			NL_SET_ERR_MSG_ATTR(info->extack, ha,
+					    "more image headers (stages) than STAGES_MAX");
+			return -EINVAL;
+		}
+		err = nfcf_load_image(ha, &img[*n], &p, info->extack);
+		if (err)
+			return err;
+		if (*n && (img[*n].seed != img[0].seed ||
+			   img[*n].bucket_size != img[0].bucket_size ||
+			   img[*n].encoding != img[0].encoding)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, ha,
+					    "a stage's seed, bucket size or encoding differs from the first stage's");
+			return -EINVAL;
+		}
+		*bytes += cf_params_bytes(&p);
+		(*n)++;
+	}
+	if (*bytes > nfcf_net_mem_max()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NF_CUCKOO_A_IMAGE_HEADER],
 				    "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 		return -EDQUOT;
 	}
+	return 0;
+}
+
+static int nfcf_cmd_load_begin(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfcf_net *nn = nfcf_net(genl_info_net(info));
+	struct nfcf_filter_cfg cfg = {};
+	struct nfcf_load_spec ls = {};
+	const struct nlattr *pa;
+	struct nfcf_filter *f;
+	u64 bytes;
+	int err;
+
+	err = nfcf_parse_cfg(info, &cfg);
+	if (err)
+		return err;
+	cfg.ceiling = &nn->ceiling;
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_IMAGE_HEADER)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
+		return -EINVAL;
+	}
+	ls.img = kmalloc_array(NF_CUCKOO_STAGES_MAX, sizeof(*ls.img), GFP_KERNEL);
+	if (!ls.img) {
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+		return -ENOMEM;
+	}
+	err = nfcf_load_images(info, cfg.grow.max_stages, ls.img, &ls.n,
+			       &bytes);
+	if (err)
+		goto out;
 	pa = info->attrs[NF_CUCKOO_A_PREFIXES];
 	if (pa) {
 		err = nfcf_check_prefixes(pa, &cfg.ks, info->extack);
 		if (err)
-			return err;
+			goto out;
 	}
+	err = -ENOMEM;
 	f = nfcf_filter_prepare(&cfg, bytes);
 	if (!f) {
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
-		return -ENOMEM;
+		goto out;
 	}
 	/* Before the filter is in the table: nobody else sees it yet. */
 	if (pa && nfcf_filter_load_prefixes(f, nla_data(pa),
 					    nla_len(pa) / sizeof(struct nf_cuckoo_prefix_count))) {
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
 		nfcf_filter_put(f);
-		return -ENOMEM;
+		goto out;
 	}
-	return nfcf_new_filter(nn, f, &p, &img, info);
+	ls.portid = info->snd_portid;
+	err = nfcf_new_filter(nn, f, NULL, &ls, info);
+out:
+	kfree(ls.img);
+	return err;
 }
 
 static void nfcf_load_errmsg(int err, bool abort, struct genl_info *info)

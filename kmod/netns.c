@@ -112,12 +112,76 @@ static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
 	return nfcf_net_find_in(&nn->filters, name);
 }
 
-/* Under @nn's lock: give back what nfcf_net_reserve() charged for @f. */
+/**
+ * nfcf_ceiling_errmsg - say which ceiling refused a charge
+ * @which:	enum nfcf_ceiling_hit
+ * @extack:	the message's place
+ */
+static void nfcf_ceiling_errmsg(u8 which, struct netlink_ext_ack *extack)
+{
+	if (which == NFCF_CEILING_NETNS)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
+	else
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the filters of all network namespaces would exceed the module's memory ceiling (mem_max_mb)");
+}
+
+/*
+ * Charge @bytes to @nn's ceiling and the module's: 0, or -EDQUOT and
+ * which ceiling in *which.
+ */
+static int nfcf_net_charge(struct nfcf_net *nn, u64 bytes, u8 *which)
+{
+	u64 max = nfcf_net_mem_max();
+	int err = 0;
+
+	spin_lock(&nn->mem_lock);
+	if (nn->mem > max || bytes > max - nn->mem) {
+		*which = NFCF_CEILING_NETNS;
+		err = -EDQUOT;
+	} else if (!nfcf_mem_charge(bytes)) {
+		*which = NFCF_CEILING_MODULE;
+		err = -EDQUOT;
+	} else {
+		nn->mem += bytes;
+	}
+	spin_unlock(&nn->mem_lock);
+	return err;
+}
+
+static void nfcf_net_uncharge_bytes(struct nfcf_net *nn, u64 bytes)
+{
+	spin_lock(&nn->mem_lock);
+	if (WARN_ON_ONCE(bytes > nn->mem))
+		bytes = nn->mem;
+	nn->mem -= bytes;
+	spin_unlock(&nn->mem_lock);
+	nfcf_mem_uncharge(bytes);
+}
+
+/* A filter's new stage, charged under the filter's lock. */
+static int nfcf_ceiling_charge(struct nfcf_ceiling *c, u64 bytes, u8 *which)
+{
+	return nfcf_net_charge(container_of(c, struct nfcf_net, ceiling),
+			       bytes, which);
+}
+
+static void nfcf_ceiling_uncharge(struct nfcf_ceiling *c, u64 bytes)
+{
+	nfcf_net_uncharge_bytes(container_of(c, struct nfcf_net, ceiling),
+				bytes);
+}
+
+/*
+ * Under @nn's lock: give back what @f holds charged, its stages included.
+ * A filter leaving the table is dead or about to be, under its own lock
+ * too, so it grows no more.
+ */
 static void nfcf_net_uncharge(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	lockdep_assert_held(&nn->lock);
-	nn->mem -= f->charge;
-	nfcf_mem_uncharge(f->charge);
+	nfcf_net_uncharge_bytes(nn, f->charge);
 }
 
 /**
@@ -138,8 +202,8 @@ static void nfcf_net_uncharge(struct nfcf_net *nn, struct nfcf_filter *f)
 int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 		     struct netlink_ext_ack *extack)
 {
-	u64 max = nfcf_net_mem_max();
 	int err = 0;
+	u8 which;
 
 	mutex_lock(&nn->lock);
 	if (nfcf_net_find(nn, f->name) ||
@@ -147,17 +211,12 @@ int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 		NL_SET_ERR_MSG_MOD(extack,
 				   "a filter of that name exists in this network namespace");
 		err = -EEXIST;
-	} else if (nn->mem > max || f->charge > max - nn->mem) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "the network namespace's filters would exceed their memory ceiling (netns_mem_max_mb)");
-		err = -EDQUOT;
-	} else if (!nfcf_mem_charge(f->charge)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "the filters of all network namespaces would exceed the module's memory ceiling (mem_max_mb)");
-		err = -EDQUOT;
 	} else {
-		nn->mem += f->charge;
-		list_add_tail(&f->node, &nn->reserved);
+		err = nfcf_net_charge(nn, f->charge, &which);
+		if (err)
+			nfcf_ceiling_errmsg(which, extack);
+		else
+			list_add_tail(&f->node, &nn->reserved);
 	}
 	mutex_unlock(&nn->lock);
 	return err;
@@ -381,6 +440,9 @@ static int __net_init nfcf_net_init(struct net *net)
 	struct nfcf_net *nn = nfcf_net(net);
 
 	mutex_init(&nn->lock);
+	spin_lock_init(&nn->mem_lock);
+	nn->ceiling.charge = nfcf_ceiling_charge;
+	nn->ceiling.uncharge = nfcf_ceiling_uncharge;
 	INIT_LIST_HEAD(&nn->filters);
 	INIT_LIST_HEAD(&nn->reserved);
 	INIT_LIST_HEAD(&nn->hooks);

@@ -7,6 +7,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 
@@ -24,7 +25,12 @@
  *		filters that the entry's netfilter hook walks, registered
  *		while one of them is enabled (struct nfcf_hook_ent, hook.c)
  * @net:	the namespace itself
- * @mem:	bytes charged by the filters in @filters and @reserved
+ * @mem:	bytes charged by the filters in @filters and @reserved, under
+ *		@mem_lock (a filter's new stage is charged under the
+ *		filter's lock, which nests inside @lock)
+ * @mem_lock:	protects @mem
+ * @ceiling:	@mem and the module's ceiling, as the filters' growth sees
+ *		them (struct nfcf_ceiling)
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
  */
@@ -35,6 +41,8 @@ struct nfcf_net {
 	struct list_head hooks;
 	struct net *net;
 	u64 mem;
+	spinlock_t mem_lock;	/* see the kernel-doc above */
+	struct nfcf_ceiling ceiling;
 	unsigned int gen;
 	bool dying;
 };

@@ -493,7 +493,8 @@ enum nf_cuckoo_batch_flags {
  *	is out of range (errno -ERANGE)
  * @NF_CUCKOO_ENTRY_E_FAMILY: the entry's family is not one the filter holds
  *	(errno -EAFNOSUPPORT)
- * @NF_CUCKOO_ENTRY_E_FULL: the filter is full (errno -ENOSPC)
+ * @NF_CUCKOO_ENTRY_E_FULL: the filter is full (errno -ENOSPC), or could not
+ *	get the memory of a new stage (errno -ENOMEM)
  * @NF_CUCKOO_ENTRY_E_NOENT: DEL_ENTRIES: the entry is not in the filter
  *	(errno -ENOENT)
  * @NF_CUCKOO_ENTRY_E_PREFIXES: ADD_ENTRIES: the entry's combination of
