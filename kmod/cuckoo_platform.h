@@ -59,8 +59,9 @@
 #define cf_get_cpu32(p)		__get_unaligned_cpu32(p)
 #define cf_get_le32(p)		get_unaligned_le32(p)
 #define cf_prefetch(p)		prefetch(p)
-/* Publishing a pointer or a count that readers follow (cuckoo_stages.c). */
+/* A count of stages that readers follow (cuckoo_stages.c): acquire ... */
 #define CF_LOAD_ACQUIRE(x)	smp_load_acquire(&(x))
+/* ... what the writer published with release, the stage made before. */
 #define CF_STORE_RELEASE(x, v)	smp_store_release(&(x), v)
 
 #ifdef __LITTLE_ENDIAN
