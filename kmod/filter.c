@@ -450,6 +450,8 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 		*stage = at;
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
+		if (err == -ENOTUNIQ && (flags & NF_CUCKOO_BATCH_F_AMBIGUOUS_OK))
+			return 1;
 		if (!err && c)
 			c->count--;
 		return err;

@@ -915,8 +915,9 @@ static void nfcf_batch_reply(struct nfcf_batch *b, struct genl_info *info)
 static int nf_cuckoo_batch_flags(struct nfcf_batch *b, struct genl_info *info)
 {
 	const struct nlattr *a = info->attrs[NF_CUCKOO_A_BATCH_FLAGS];
-	u32 allowed = b->cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
-						      NF_CUCKOO_BATCH_F_MISSING_OK;
+	u32 allowed = b->cmd == NF_CUCKOO_CMD_ADD_ENTRIES ?
+		      NF_CUCKOO_BATCH_F_UNIQUE :
+		      NF_CUCKOO_BATCH_F_MISSING_OK | NF_CUCKOO_BATCH_F_AMBIGUOUS_OK;
 
 	b->flags = nfcf_attr_u32(a, 0);
 	if (b->flags & ~allowed) {

@@ -15,7 +15,7 @@
  *	holds the prefix lengths.
  *   version 5: filters that grow (NF_CUCKOO_A_GROW, _GROW_FACTOR,
  *	_STAGES_MAX, _STAGE, _FPR_TOTAL, NF_CUCKOO_ENTRY_E_AMBIGUOUS,
- *	NF_CUCKOO_ENTRY_E_QUOTA) and events (NF_CUCKOO_CMD_EVENT on the
+ *	NF_CUCKOO_ENTRY_E_QUOTA, NF_CUCKOO_BATCH_F_AMBIGUOUS_OK) and events (NF_CUCKOO_CMD_EVENT on the
  *	multicast group NF_CUCKOO_MCGRP_EVENTS, NF_CUCKOO_A_EVENT,
  *	_EVENT_COUNT, _STAGE_INDEX).
  *
@@ -71,7 +71,8 @@
  * NF_CUCKOO_CMD_ADD_ENTRIES	add entries.
  *	R entries (see "Batches"); R NAME; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_UNIQUE).
  * NF_CUCKOO_CMD_DEL_ENTRIES	delete entries.
- *	R NAME, R entries; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_MISSING_OK).
+ *	R NAME, R entries; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_MISSING_OK,
+ *	NF_CUCKOO_BATCH_F_AMBIGUOUS_OK).
  * NF_CUCKOO_CMD_TEST_ENTRIES	test entries for (probable) membership.
  *	R NAME, R entries.
  * NF_CUCKOO_CMD_SAVE		dump (NLM_F_DUMP required) the raw table of a filter.
@@ -477,12 +478,18 @@ enum nf_cuckoo_encoding {
  *	filters nothing is deleted from.
  * @NF_CUCKOO_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
  *	is skipped (counted in BATCH_SKIPPED) instead of failing the batch.
+ * @NF_CUCKOO_BATCH_F_AMBIGUOUS_OK: DEL_ENTRIES (version 5): an entry that
+ *	more than one stage answers yes for (NF_CUCKOO_ENTRY_E_AMBIGUOUS) is
+ *	skipped, and stays, instead of failing the batch; counted in
+ *	BATCH_SKIPPED.  For bulk deletes from a filter that grew, where one
+ *	such entry in a thousand would otherwise undo the whole batch.
  */
 enum nf_cuckoo_batch_flags {
 	NF_CUCKOO_BATCH_F_UNIQUE = 1 << 0,
 	NF_CUCKOO_BATCH_F_MISSING_OK = 1 << 1,
+	NF_CUCKOO_BATCH_F_AMBIGUOUS_OK = 1 << 2,
 };
-#define NF_CUCKOO_BATCH_F_ALL	0x3
+#define NF_CUCKOO_BATCH_F_ALL	0x7
 
 /**
  * enum nf_cuckoo_entry_err - NF_CUCKOO_A_BATCH_FAIL_REASON: why entry i failed
