@@ -23,6 +23,12 @@
  *   space     bits per item for a range of capacities (no fill)
  *   hash      the one jhash pass per key alone (cf_jhash_pair(), no table),
  *             to split lookup time into hashing and memory
+ *   stages    a filter grown in k = 1, 2, 4, 8 stages against one stage of
+ *             the same total capacity and keys: lookups/s single and
+ *             batched at 0% and 100% found, median and range over rounds
+ *             of alternating order, and the ratio round by round (-g)
+ *   grow      a filter of capacity 1,000 fed 1M keys: stages, bits per
+ *             item, false-positive rate over 1M absent keys (-g)
  *   ref       the paper authors' reference implementation on this machine
  *   target    whether each of the project's targets is met
  *
@@ -49,6 +55,7 @@
 #include <arpa/inet.h>
 
 #include "cuckoo.h"
+#include "cuckoo_stages.h"
 #include <linux/nf_cuckoo.h>
 
 #ifdef __clang__
@@ -1161,6 +1168,181 @@ static void bench_ss_compare(size_t n)
 	free(absent);
 }
 
+/* ---- Filters that grow (cuckoo_stages.c) ---- */
+
+static int stages_only, no_stages;
+
+static int stage_alloc(void *ctx, const struct cf_params *p,
+		       struct cuckoo_filter **out)
+{
+	(void)ctx;
+	return cf_create(out, p);
+}
+
+/* A filter of first stage @cap, growing by 2 up to 16 stages, with n keys. */
+static int stages_fill(struct cf_stages *s, u64 cap, const u8 *keys, size_t n)
+{
+	static const struct cf_grow g = { true, 2, CF_STAGES_MAX };
+	struct cuckoo_filter *cf = make_filter(cap, 12);
+	size_t i;
+	u32 at;
+
+	cf_stages_init(s, cf, &g);
+	for (i = 0; i < n; i++)
+		if (cf_stages_add(s, keys + i * 8, 8, false, stage_alloc, NULL,
+				  &at))
+			return -1;
+	return 0;
+}
+
+/* Mops of one pass of lookups (bs 0: single) over n keys. */
+static double stages_time(const struct cf_stages *s, const u8 *q, size_t n,
+			  u32 bs, u64 *hits)
+{
+	int p, passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	double t0 = now();
+	u64 h = 0;
+	size_t i;
+
+	for (p = 0; p < passes; p++) {
+		if (!bs) {
+			for (i = 0; i < n; i++)
+				h += cf_stages_contains(s, q + i * 8, 8);
+			continue;
+		}
+		for (i = 0; i < n; i += bs)
+			h += cf_stages_contains_batch(s, q + i * 8, 8,
+						      n - i < bs ? (u32)(n - i) : bs,
+						      hitbuf);
+	}
+	*hits = h / passes;
+	sink += h;
+	return (double)n * passes / (now() - t0) / 1e6;
+}
+
+/*
+ * k stages of first capacity n / (2^k - 1) hold the n keys a one-stage
+ * filter of capacity n holds; both looked up with the same queries, in
+ * rounds alternating which goes first.  Ratio: k stages / one, per round.
+ */
+static void bench_stages_k(u32 k, size_t n)
+{
+	int rounds = reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps;
+	double v[2][2][2][SS_MAX_ROUNDS];	/* [bs?][mix][one, k][round] */
+	u8 *present = gen_keys(K_U64, 0, n), *absent = gen_keys(K_U64, 1, n);
+	static const double mix[2] = { 0.0, 1.0 };
+	struct cf_stages s[2];
+	u8 *q[2];
+	int r, o, mi, b;
+
+	if (stages_fill(&s[0], n, present, n) ||
+	    stages_fill(&s[1], (n + (1u << k) - 2) / ((1u << k) - 1), present,
+			n)) {
+		human("stages: a fill failed\n");
+		exit(1);
+	}
+	for (mi = 0; mi < 2; mi++)
+		q[mi] = build_queries(present, absent, n, 8, mix[mi]);
+	for (r = 0; r < rounds; r++)
+		for (b = 0; b < 2; b++)
+			for (mi = 0; mi < 2; mi++)
+				for (o = 0; o < 2; o++) {
+					int e = (r + o) & 1;
+					u64 h;
+
+					v[b][mi][e][r] = stages_time(&s[e], q[mi], n,
+								     b ? batch_default : 0, &h);
+				}
+	for (b = 0; b < 2; b++)
+		for (mi = 0; mi < 2; mi++) {
+			double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS], med[2];
+			double rmed, rlo, rhi;
+			int e;
+
+			for (e = 0; e < 2; e++) {
+				memcpy(tmp, v[b][mi][e], rounds * sizeof(double));
+				med[e] = median(tmp, rounds);
+			}
+			for (r = 0; r < rounds; r++)
+				ratio[r] = v[b][mi][1][r] / v[b][mi][0][r];
+			minmax(ratio, rounds, &rlo, &rhi);
+			rmed = median(ratio, rounds);
+			json("\"op\":\"stages\",\"keys\":\"u64\",\"n\":%zu,"
+			     "\"stages\":%u,\"got_stages\":%u,\"mode\":\"%s\","
+			     "\"positive\":%.1f,\"one_mops\":%.2f,"
+			     "\"staged_mops\":%.2f,\"ratio\":%.3f,"
+			     "\"ratio_min\":%.3f,\"ratio_max\":%.3f,"
+			     "\"rounds\":%d", n, k, s[1].n,
+			     b ? "batch" : "single", mix[mi], med[0], med[1],
+			     rmed, rlo, rhi, rounds);
+			human("  %u stages (%u made)  %-6s %4.0f%%  one %7.1f  "
+			      "staged %7.1f  %.2fx (%.2f-%.2f)\n", k, s[1].n,
+			      b ? "batch" : "single", mix[mi] * 100, med[0],
+			      med[1], rmed, rlo, rhi);
+		}
+	cf_stages_free(&s[0]);
+	cf_stages_free(&s[1]);
+	free(q[0]);
+	free(q[1]);
+	free(present);
+	free(absent);
+}
+
+/* Capacity 1,000 fed 1M keys: stages, bits per item, false positives. */
+static void bench_grow(void)
+{
+	const size_t n = 1000000;
+	u8 *present = gen_keys(K_U64, 0, n), *absent = gen_keys(K_U64, 1, n);
+	double t0 = now(), secs, rate, first = 8.0 / 4096;
+	struct cf_stages s;
+	struct cf_stats st;
+	u64 fp = 0, miss = 0;
+	size_t i;
+
+	if (stages_fill(&s, 1000, present, n)) {
+		human("grow: a fill failed\n");
+		exit(1);
+	}
+	secs = now() - t0;
+	for (i = 0; i < n; i++) {
+		miss += !cf_stages_contains(&s, present + i * 8, 8);
+		fp += cf_stages_contains(&s, absent + i * 8, 8);
+	}
+	cf_stages_stats(&s, &st);
+	rate = (double)fp / n;
+	json("\"op\":\"grow\",\"keys\":\"u64\",\"first_capacity\":1000,"
+	     "\"n\":%zu,\"factor\":2,\"f\":12,\"stages\":%u,"
+	     "\"bits_per_item\":%.2f,\"fpr\":%.5f,\"first_bound\":%.5f,"
+	     "\"bound\":%.5f,\"false_negatives\":%llu,\"insert_mops\":%.2f",
+	     n, s.n, st.bytes * 8.0 / n, rate, first,
+	     cf_stages_fpr_ppb(&s) / 1e9, (unsigned long long)miss,
+	     n / secs / 1e6);
+	human("== capacity 1000 (f = 12, factor 2) fed %zu u64 keys ==\n"
+	      "  %u stages, %.2f bits per item, fpr %.5f (first stage's bound "
+	      "%.5f, the filter's %.5f), %llu false negatives, %.2f M inserts/s\n",
+	      n, s.n, st.bytes * 8.0 / n, rate, first,
+	      cf_stages_fpr_ppb(&s) / 1e9, (unsigned long long)miss,
+	      n / secs / 1e6);
+	target("grown filter's fpr / first stage's bound", rate / first, 2.0,
+	       "x", 0);
+	cf_stages_free(&s);
+	free(present);
+	free(absent);
+}
+
+static void bench_stages(size_t n)
+{
+	static const u32 ks[] = { 1, 2, 4, 8 };
+	unsigned int i;
+
+	bench_grow();
+	human("== u64 keys, n = %zu: k stages against one of the same capacity, "
+	      "M lookups/s ==\n", n);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+		bench_stages_k(ks[i], n);
+	human("\n");
+}
+
 /* The semi-sorted part: space and FPR, then the sizes asked for. */
 static void bench_semisort(int small, int big)
 {
@@ -1178,7 +1360,7 @@ static void bench_semisort(int small, int big)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s] [-z|-Z]\n"
+		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s] [-z|-Z] [-g|-G]\n"
 		"  -q  quick: 1M u64 keys only, 2 repetitions, short chains\n"
 		"  -r  repetitions per figure (median reported), default 3\n"
 		"  -B  batch size for the batched lookup rows, default 64\n"
@@ -1192,7 +1374,11 @@ static void usage(void)
 		"      filled to capacities of 1000 to 100M, and speeds at the\n"
 		"      sizes of -n, in alternating rounds (-r, at least 2); with\n"
 		"      -N, the speeds at that size alone\n"
-		"  -Z  without that part\n");
+		"  -Z  without that part\n"
+		"  -g  only filters that grow: capacity 1000 fed 1M keys, and\n"
+		"      1, 2, 4, 8 stages against one of the same capacity (1M\n"
+		"      keys, or -N), in alternating rounds (-r, at least 2)\n"
+		"  -G  without that part\n");
 	exit(2);
 }
 
@@ -1201,7 +1387,7 @@ int main(int argc, char **argv)
 	int opt, do_v4 = 1, do_v6 = 1, do_u64 = 1, do_1m = 1, do_16m = 1;
 	double worst;
 
-	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:SszZh")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:SszZgGh")) != -1) {
 		switch (opt) {
 		case 'q':
 			quick = 1;
@@ -1250,6 +1436,12 @@ int main(int argc, char **argv)
 		case 'Z':
 			no_ss = 1;
 			break;
+		case 'g':
+			stages_only = 1;
+			break;
+		case 'G':
+			no_stages = 1;
+			break;
 		case 'N':
 			custom_n = strtoull(optarg, NULL, 0);
 			if (custom_n < 1024)
@@ -1271,6 +1463,10 @@ int main(int argc, char **argv)
 	print_env();
 	if (ss_only) {
 		bench_semisort(do_1m, do_16m);
+		goto done;
+	}
+	if (stages_only) {
+		bench_stages(custom_n ? custom_n : 1u << 20);
 		goto done;
 	}
 	worst = bench_space();
@@ -1301,6 +1497,8 @@ int main(int argc, char **argv)
 		human("\n");
 		bench_semisort(1, 1);
 	}
+	if (!no_stages)
+		bench_stages(custom_n ? custom_n : 1u << 20);
 done:
 	human("\n(checksum %llu)\n", (unsigned long long)sink);
 	json("\"op\":\"done\",\"checksum\":%llu", (unsigned long long)sink);

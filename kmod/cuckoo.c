@@ -46,8 +46,10 @@ unsigned long cf_resched_calls;
 /*
  * Lookups are specialised for the common geometries so that the compiler
  * sees constant f and b and turns a bucket scan into a couple of loads and
- * a word-parallel compare.  Everything else takes the generic path, and
- * semi-sorted buckets (any f) a path of their own.
+ * a word-parallel compare.  Buckets of four of any other f (the stages of
+ * a filter that grows: f = 13, 14, ...) are compared the same way with
+ * lane constants kept in the filter; everything else takes the generic
+ * path, and semi-sorted buckets (any f) a path of their own.
  */
 enum cf_layout {
 	CF_LAYOUT_GENERIC,
@@ -56,6 +58,7 @@ enum cf_layout {
 	CF_LAYOUT_F16_B4,
 	CF_LAYOUT_F32_B4,
 	CF_LAYOUT_SEMISORT,
+	CF_LAYOUT_B4,
 };
 
 struct cf_bfs_node {
@@ -83,6 +86,14 @@ struct cuckoo_filter {
 	 */
 	u64 lane_ones;
 	u8 slot_of_bit[64];
+	/*
+	 * CF_LAYOUT_B4: a bucket read in chunks of b4_chunk bits (four
+	 * lanes, or two when 4f > 64), the lowest and the highest bit of
+	 * each lane of a chunk.
+	 */
+	u64 b4_ones;
+	u64 b4_hi;
+	u8 b4_chunk;
 
 	/* Written by the writer, read by lookups. */
 	u32 seq ____cacheline_aligned;
@@ -705,6 +716,34 @@ static __always_inline bool cf_ss_probe(const struct cuckoo_filter *cf,
 	return in1 | in2 | in_victim;
 }
 
+/* Is fp (in every lane of fps) in bucket i of a CF_LAYOUT_B4 table? */
+static __always_inline bool cf_b4_has(const struct cuckoo_filter *cf, u32 i,
+				      u64 fps)
+{
+	unsigned int cw = cf->b4_chunk;
+	u64 pos = (u64)i * 4 * cf->fp_bits, x;
+	bool in;
+
+	x = cf_bits_at(cf->table, pos, cw, false) ^ fps;
+	in = (x - cf->b4_ones) & ~x & cf->b4_hi;
+	if (cw == 4 * cf->fp_bits)
+		return in;
+	x = cf_bits_at(cf->table, pos + cw, cw, false) ^ fps;
+	return in | !!((x - cf->b4_ones) & ~x & cf->b4_hi);
+}
+
+/* cf_probe() of a CF_LAYOUT_B4 table. */
+static __always_inline bool cf_b4_probe(const struct cuckoo_filter *cf,
+					const struct cf_hash *h)
+{
+	u64 fps = (u64)h->fp * cf->b4_ones;
+	bool in1 = cf_b4_has(cf, h->i1, fps);
+	bool in2 = cf_b4_has(cf, h->i2, fps);
+	bool in_victim = cf_victim_is(cf, h);
+
+	return in1 | in2 | in_victim;
+}
+
 static bool cf_semisorted(const struct cuckoo_filter *cf)
 {
 	return cf->layout == CF_LAYOUT_SEMISORT;
@@ -724,6 +763,8 @@ static bool cf_probe_any(const struct cuckoo_filter *cf,
 		return cf_probe(cf, h, 16, 4);
 	case CF_LAYOUT_F32_B4:
 		return cf_probe(cf, h, 32, 4);
+	case CF_LAYOUT_B4:
+		return cf_b4_probe(cf, h);
 	default:
 		return cf_probe(cf, h, cf->fp_bits, cf->bucket_size);
 	}
@@ -846,12 +887,39 @@ static cf_noinline bool cf_ss_lookup_any(const struct cuckoo_filter *cf,
 	return cf_ss_lookup(cf, h, cf->fp_bits);
 }
 
-/* f = 32, and the generic layout. */
+/*
+ * cf_lookup() of a CF_LAYOUT_B4 table: its lane constants are the
+ * filter's, not the compiler's.
+ */
+static __always_inline bool cf_b4_lookup(const struct cuckoo_filter *cf,
+					struct cf_hash h)
+{
+	u32 seq = CF_READ(cf->seq);
+	bool hit, stands;
+
+	cf_rmb();
+	hit = cf_b4_probe(cf, &h);
+	cf_rmb();
+	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
+	if (likely(hit | stands))
+		return hit;
+	return cf_contains_again(cf, h);
+}
+
+static cf_noinline bool cf_b4_lookup_out(const struct cuckoo_filter *cf,
+					 struct cf_hash h)
+{
+	return cf_b4_lookup(cf, h);
+}
+
+/* f = 32, b = 4 of other f, and the generic layout. */
 static cf_noinline bool cf_lookup_wide_plain(const struct cuckoo_filter *cf,
 					     struct cf_hash h)
 {
 	if (cf->layout == CF_LAYOUT_F32_B4)
 		return cf_lookup(cf, h, 32, 4);
+	if (cf->layout == CF_LAYOUT_B4)
+		return cf_b4_lookup_out(cf, h);
 	return cf_lookup(cf, h, cf->fp_bits, cf->bucket_size);
 }
 
@@ -928,11 +996,28 @@ void cf_key_hash(const struct cuckoo_filter *cf, const void *key, u32 len,
 	kh->c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &kh->second);
 }
 
-/* cf_contains() of a key hashed by cf_key_hash(). */
+/*
+ * cf_contains() of a key hashed by cf_key_hash(): the lookup of each stage
+ * of a filter that grew, whose later stages (f = 13, 14, ...) are
+ * CF_LAYOUT_B4, inline here where cf_contains() keeps them out of the way
+ * of the common layouts.
+ */
 bool cf_contains_hash(const struct cuckoo_filter *cf,
 		      const struct cf_key_hash *kh)
 {
-	return cf_contains_pair(cf, kh->c, kh->second);
+	struct cf_hash h;
+
+	cf_hash_set(cf, kh->c, kh->second, &h);
+	switch (cf->layout) {
+	case CF_LAYOUT_F12_B4:
+		return cf_lookup(cf, h, 12, 4);
+	case CF_LAYOUT_B4:
+		return cf_b4_lookup(cf, h);
+	case CF_LAYOUT_F16_B4:
+		return cf_lookup(cf, h, 16, 4);
+	default:
+		return cf_contains_pair(cf, kh->c, kh->second);
+	}
 }
 
 /*
@@ -1799,7 +1884,7 @@ static u8 cf_layout_of(unsigned int f, unsigned int b)
 	case 32:
 		return CF_LAYOUT_F32_B4;
 	default:
-		return CF_LAYOUT_GENERIC;
+		return CF_LAYOUT_B4;
 	}
 }
 
@@ -1826,6 +1911,13 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->bucket_size = p.bucket_size;
 	cf->layout = p.encoding == CF_ENC_SEMISORT ? CF_LAYOUT_SEMISORT :
 		     cf_layout_of(p.fp_bits, p.bucket_size);
+	if (cf->layout == CF_LAYOUT_B4) {
+		unsigned int lanes = p.fp_bits <= 16 ? 4 : 2;
+
+		cf->b4_chunk = lanes * p.fp_bits;
+		cf->b4_ones = cf_lane_ones(p.fp_bits, lanes);
+		cf->b4_hi = cf->b4_ones << (p.fp_bits - 1);
+	}
 	/* Lanes of one word: plain buckets only. */
 	if (p.encoding == CF_ENC_PLAIN && p.fp_bits * p.bucket_size <= 64) {
 		cf->lane_ones = cf_lane_ones(p.fp_bits, p.bucket_size);

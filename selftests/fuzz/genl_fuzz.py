@@ -146,21 +146,24 @@ RECORD = {A[name]: v for name, v in PACKED.items()}   # by attribute type
 
 PACKET = ["KEY_FIELDS", "HOOK", "PRIORITY", "ACTION", "MARK", "MARK_MASK",
           "BIDIRECTIONAL", "INVERT", "ENABLED"]
+GROWTH = ["GROW", "GROW_FACTOR", "STAGES_MAX"]
 # cmd: (required, optional), from the uapi header's list; "entries" is
 # its "R entries": ENTRY nests and PACKED attributes, mixed, 1..BATCH_MAX
 SPEC = {
     "NEW": (["NAME", "FAMILY"], PACKET + ["CAPACITY", "FP_BITS", "FPR",
                                           "BUCKET_SIZE", "ENCODING",
-                                          "MAX_KICKS", "SEED"]),
+                                          "MAX_KICKS", "SEED"] + GROWTH),
     "DEL": (["NAME"], []),
     "GET": (["NAME"], []),
-    "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED"]),
+    "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED",
+                       "GROW"]),
     "FLUSH": (["NAME"], []),
     "ADD_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
     "DEL_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
     "TEST_ENTRIES": (["NAME", "entries"], []),
     "SAVE": (["NAME"], []),
-    "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"], PACKET + ["PREFIXES"]),
+    "LOAD_BEGIN": (["NAME", "IMAGE_HEADER", "FAMILY"],
+                   PACKET + ["PREFIXES"] + GROWTH),
     "LOAD_CHUNK": (["NAME", "CHUNK_OFFSET", "CHUNK_DATA"], []),
     "LOAD_END": (["NAME"], []),
 }
@@ -188,8 +191,9 @@ CMD_ERR = {
     "SET": LOOKUP_ERR | HOOK_ERR,
     "FLUSH": LOOKUP_ERR,
     "ADD_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT,
-                                 errno.ENOSPC, errno.EOVERFLOW},
-    "DEL_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
+                                 errno.ENOSPC, errno.EOVERFLOW, errno.EDQUOT},
+    "DEL_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT,
+                                 errno.ENOTUNIQ},
     "TEST_ENTRIES": LOOKUP_ERR | {errno.E2BIG, errno.EAFNOSUPPORT},
     "SAVE": LOOKUP_ERR,
     "LOAD_BEGIN": {errno.EEXIST, errno.EDQUOT},
@@ -198,16 +202,20 @@ CMD_ERR = {
 }
 # BATCH_FAIL_REASON (enum nf_cuckoo_entry_err) for the errno of a failed batch
 WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT, WHY_PREFIXES = 1, 2, 3, 4, 5
+WHY_AMBIGUOUS, WHY_QUOTA = 6, 7
 WHY = {errno.EINVAL: WHY_MALFORMED, errno.ERANGE: WHY_MALFORMED,
        errno.EAFNOSUPPORT: WHY_FAMILY, errno.ENOSPC: WHY_FULL,
-       errno.ENOENT: WHY_NOENT, errno.EOVERFLOW: WHY_PREFIXES}
+       errno.ENOENT: WHY_NOENT, errno.EOVERFLOW: WHY_PREFIXES,
+       errno.ENOTUNIQ: WHY_AMBIGUOUS, errno.EDQUOT: WHY_QUOTA,
+       errno.ENOMEM: WHY_FULL}
 # what a reply message (cmd) to a request may be, and what it must hold
 REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
              "DEL_ENTRIES": "DEL_ENTRIES", "TEST_ENTRIES": "TEST_ENTRIES"}
 GET_MUST = ["NAME", "FAMILY", "KEY_FIELDS", "CAPACITY", "FP_BITS", "FPR",
             "BUCKET_SIZE", "ENCODING", "MAX_KICKS", "HOOK", "PRIORITY", "ACTION", "MARK",
             "MARK_MASK", "BIDIRECTIONAL", "INVERT", "ENABLED", "LOADING",
-            "STATS"]
+            "STATS", "GROW", "GROW_FACTOR", "STAGES_MAX"]
+# GET's besides (STATS's company): FPR_TOTAL once, STAGE once per stage
 
 
 def load_uapi(path):
@@ -677,7 +685,7 @@ def u(p, n):
 
 
 def check_filter_desc(a, stats=True):
-    for k in GET_MUST:
+    for k in GET_MUST + (["FPR_TOTAL"] if stats else []):
         if k == "STATS" and not stats:
             continue
         if len(a.get(A[k], [])) != 1:
@@ -689,10 +697,27 @@ def check_filter_desc(a, stats=True):
         raise Anomaly("filter description: bad NAME %r" % name)
     if not 1 <= u(a[A["FAMILY"]][0], 1) <= 3:
         raise Anomaly("filter description: FAMILY out of range")
+    if not (u(a[A["GROW"]][0], 1) <= 1 and
+            2 <= u(a[A["GROW_FACTOR"]][0], 1) <= 8 and
+            1 <= u(a[A["STAGES_MAX"]][0], 1) <= 16):
+        raise Anomaly("filter description: growth settings out of range")
+    stages = a.get(A["STAGE"], [])
+    if not stats and stages:
+        raise Anomaly("filter description: STAGE without STATS")
     if stats:
         st, left = walk_attrs(a[A["STATS"]][0])
         if left or not st:
             raise Anomaly("filter description: malformed STATS")
+        if not 1 <= len(stages) <= u(a[A["STAGES_MAX"]][0], 1):
+            raise Anomaly("filter description: %d stages of at most %d" %
+                          (len(stages), u(a[A["STAGES_MAX"]][0], 1)))
+        for sg in stages:
+            got, left = walk_attrs(sg)
+            kinds = sorted(t & NLA_TYPE_MASK for t, _, _ in got
+                           if t & NLA_TYPE_MASK != ST["PAD"])
+            if left or kinds != sorted(v for k, v in ST.items()
+                                       if k != "PAD"):
+                raise Anomaly("filter description: malformed STAGE")
 
 
 def check_req(r):
@@ -800,7 +825,9 @@ def check_save(r):
         return
     first = msgs[0]
     check_filter_desc(first, stats=False)
-    if len(first.get(A["IMAGE_HEADER"], [])) != 1 or \
+    # one image header per stage
+    if not 1 <= len(first.get(A["IMAGE_HEADER"], [])) <= \
+            u(first[A["STAGES_MAX"]][0], 1) or \
             len(first.get(A["IMAGE_TABLE_BYTES"], [])) != 1:
         raise Anomaly("SAVE: first message without IMAGE_HEADER/TABLE_BYTES")
     total = u(first[A["IMAGE_TABLE_BYTES"]][0], 8)
@@ -1537,7 +1564,8 @@ class MutateWorker(Worker):
 
 
 def save_image(w, name, conn=None):
-    """SAVE a filter fully: (header, table) or None."""
+    """SAVE a filter fully: (header, table) or None; header is a list of
+    the stages' headers when it has several."""
     r = w.one(genl(w.ctx.fid, C["SAVE"], F_REQUEST | F_ACK | F_DUMP, 0,
                    nlattr(A["NAME"], name.encode() + b"\0")))
     if not r or r.outcome() != 0 or r.intr or not r.msgs:
@@ -1545,15 +1573,18 @@ def save_image(w, name, conn=None):
     a0 = w.attrs_of(r)
     table = b"".join(w.attrs_of(r, i)[A["CHUNK_DATA"]][0]
                      for i in range(1, len(r.msgs)))
-    return a0[A["IMAGE_HEADER"]][0], table
+    hdrs = a0[A["IMAGE_HEADER"]]
+    return (hdrs[0] if len(hdrs) == 1 else list(hdrs)), table
 
 
 def load_msgs(fid, name, hdr, table, family=3, chunk=None, rng=None,
               extra=b""):
-    """LOAD_BEGIN, LOAD_CHUNKs, LOAD_END for an image."""
+    """LOAD_BEGIN, LOAD_CHUNKs, LOAD_END for an image (hdr: one header,
+    or a list of them, one per stage)."""
     nm = nlattr(A["NAME"], name.encode() + b"\0")
+    hdrs = hdr if isinstance(hdr, list) else [hdr]
     out = [genl(fid, C["LOAD_BEGIN"], F_REQUEST | F_ACK, 0,
-                nm + nlattr(A["IMAGE_HEADER"], hdr) +
+                nm + b"".join(nlattr(A["IMAGE_HEADER"], h) for h in hdrs) +
                 nlattr(A["FAMILY"], bytes([family])) + extra)]
     off = 0
     while off < len(table):
@@ -2144,11 +2175,20 @@ class ModelWorker(Worker):
             return keep
         self.expect(len(hits) == len(ents) - 1, "TEST bitmap: %d of %d present"
                     " entries set" % (len(hits), len(ents) - 1))
+        # After growth an entry may be in two stages: AMBIGUOUS_OK skips
+        # it, without the flag it fails the batch (undone whole, too).
+        grown = self.stages(name) > 1
         if rng.random() < 0.5:
-            self.expect_fail(self.batch("DEL_ENTRIES", name, ents),
+            self.expect_fail(self.batch("DEL_ENTRIES", name, ents,
+                                        flags=4 if grown else None),
                              "an absent entry", {errno.ENOENT}, (k, WHY_NOENT))
             return keep
         r = self.batch("DEL_ENTRIES", name, ents, flags=2)   # MISSING_OK
+        if grown and r and r.outcome() == -errno.ENOTUNIQ:
+            fail = batch_fail(r)
+            self.expect(fail and fail[1] == WHY_AMBIGUOUS,
+                        "an ambiguous entry: failure %s" % (fail,))
+            return keep
         a = self.attrs_of(r)
         self.expect(r and r.outcome() == 0 and
                     u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
@@ -2205,6 +2245,55 @@ class ModelWorker(Worker):
         self.expect_fail(r, "packed entries on %s" % cmd, {errno.EINVAL}, None)
         return keep
 
+    def model_add(self, name, ents, cap, grow):
+        """Add ents; a growing filter may meet a ceiling that churn
+        lowered (EDQUOT): not the model's, the round is skipped."""
+        for j in range(0, len(ents), BATCH_MAX):
+            r = self.batch("ADD_ENTRIES", name, ents[j:j + BATCH_MAX])
+            if grow and r and r.outcome() == -errno.EDQUOT:
+                self.stats["model_skipped_EDQUOT"] += 1
+                return False
+            if not self.expect(r and r.outcome() == 0, "ADD of %d into "
+                               "capacity %d: %s" % (len(ents), cap,
+                                                    errname(r.outcome())
+                                                    if r else "-")):
+                return False
+        if grow:
+            self.stats["model_grown_%d_stages" % self.stages(name)] += 1
+        return True
+
+    def stages(self, name):
+        r = self.request("GET", name)
+        return len(self.attrs_of(r).get(A["STAGE"], [])) if r else 0
+
+    def model_delete(self, name, ents, dels):
+        """Delete ents[j] for j in dels.  After growth an entry that two
+        stages answer yes for fails its batch with AMBIGUOUS, which is
+        undone whole: then it stays, and the rest is asked again.  The
+        indexes deleted."""
+        gone = set()
+        for at in range(0, len(dels), BATCH_MAX):
+            part = list(dels[at:at + BATCH_MAX])
+            while part:
+                before = self.items(name)
+                r = self.batch("DEL_ENTRIES", name, [ents[j] for j in part])
+                if r and r.outcome() == -errno.ENOTUNIQ:
+                    fail = batch_fail(r)
+                    if not self.expect(fail and fail[1] == WHY_AMBIGUOUS and
+                                       self.items(name) == before,
+                                       "an ambiguous DEL, undone: %s" %
+                                       (fail,)):
+                        return gone
+                    self.stats["model_ambiguous"] += 1
+                    del part[fail[0]]
+                    continue
+                if self.expect(r and r.outcome() == 0, "DEL of entries "
+                               "added: %s" % (errname(r.outcome())
+                                              if r else "-")):
+                    gone |= set(part)
+                break
+        return gone
+
     def loop(self):
         fid, rng = self.ctx.fid, self.rng
         i = 0
@@ -2217,6 +2306,8 @@ class ModelWorker(Worker):
             cap = rng.choice([32, 200, 1000, 5000])
             fam = rng.choice([1, 2, 3, 3])
             fams = [1, 2] if fam == 3 else [fam]
+            # half the filters grow (the default) past their capacity
+            grow = rng.random() < 0.5
             r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], name.encode() + b"\0") +
                               nlattr(A["FAMILY"], bytes([fam])) +
@@ -2225,28 +2316,22 @@ class ModelWorker(Worker):
                               # semi-sorted buckets (b = 4) half the time
                               nlattr(A["ENCODING"], bytes([rng.random() < 0.5])) +
                               nlattr(A["ENABLED"], bytes([rng.random() < 0.5])) +
+                              nlattr(A["GROW"], bytes([grow])) +
+                              nlattr(A["GROW_FACTOR"], bytes([rng.choice([2, 3])])) +
+                              nlattr(A["STAGES_MAX"], bytes([rng.randrange(4, 17)])) +
                               nlattr(A["ACTION"], b"\0")))
             if not r or r.outcome() != 0:
                 self.stats["model_skipped_%s" % errname(r.outcome() if r else 1)] += 1
                 continue
-            n = rng.randrange(1, int(cap * 0.8) + 1)
+            n = rng.randrange(1, int(cap * (4 if grow else 0.8)) + 1)
             ents = self.flows(n, fams)
-            ok = True
-            for j in range(0, n, BATCH_MAX):
-                r = self.batch("ADD_ENTRIES", name, ents[j:j + BATCH_MAX])
-                ok &= self.expect(r and r.outcome() == 0, "ADD of %d into "
-                                  "capacity %d: %s" % (n, cap, errname(r.outcome())
-                                                       if r else "-"))
-            if not ok:
+            if not self.model_add(name, ents, cap, grow):
                 continue
             self.stats["model_entries"] += n
             self.expect_present(name, ents, "after add")
             self.expect(self.items(name) == n, "items != %d after add" % n)
             dels = rng.sample(range(n), rng.randrange(0, n + 1))
-            gone = set(dels)
-            if dels:
-                r = self.batch("DEL_ENTRIES", name, [ents[j] for j in dels])
-                self.expect(r and r.outcome() == 0, "DEL of entries added")
+            gone = self.model_delete(name, ents, dels)
             keep = [e for j, e in enumerate(ents) if j not in gone]
             self.expect_present(name, keep, "after delete")
             self.expect(self.items(name) == len(keep), "items != %d after del"
