@@ -1299,6 +1299,37 @@ static u32 cf_batch_any(const struct cuckoo_filter *cf, const u8 *keys,
 	}
 }
 
+/*
+ * cf_contains_batch() of n keys hashed by cf_key_hash(): the batches of a
+ * filter that grew, whose keys are hashed once for all its stages.  The
+ * probes of all the keys in a row, with no branch on an answer, so that
+ * their reads overlap.
+ */
+u32 cf_contains_batch_hash(const struct cuckoo_filter *cf,
+			   const struct cf_key_hash *kh, u32 n, u8 *hits)
+{
+	struct cf_hash h;
+	u32 k, found = 0, seq;
+
+	seq = CF_READ(cf->seq);
+	cf_rmb();
+	for (k = 0; k < n; k++) {
+		cf_hash_set(cf, kh[k].c, kh[k].second, &h);
+		hits[k] = cf->layout == CF_LAYOUT_B4 ? cf_b4_probe(cf, &h) :
+						       cf_probe_any(cf, &h);
+	}
+	cf_rmb();
+	for (k = 0; k < n; k++) {
+		if (!(seq & 1) && CF_READ(cf->seq) == seq && !cf_semisorted(cf))
+			break;
+		cf_hash_set(cf, kh[k].c, kh[k].second, &h);
+		hits[k] = cf_contains_hashed(cf, &h);
+	}
+	for (k = 0; k < n; k++)
+		found += hits[k];
+	return found;
+}
+
 /**
  * cf_contains_batch - look up n keys of key_len bytes each, stored back to
  * back at keys; hits[k] (if hits is not NULL) is set to 1 where key k may

@@ -210,6 +210,9 @@ bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
 /* Userspace only: the module has no batched lookups. */
 u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 		      u32 key_len, u32 n, u8 *hits);
+struct cf_key_hash;
+u32 cf_contains_batch_hash(const struct cuckoo_filter *cf,
+			   const struct cf_key_hash *kh, u32 n, u8 *hits);
 #endif
 
 /*

@@ -89,11 +89,15 @@ bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
 }
 
 #ifndef __KERNEL__
-/* cf_contains_batch() of every stage: see cuckoo.h. */
+/*
+ * cf_contains_batch() of every stage: each group of keys hashed once,
+ * then looked up in each stage.
+ */
 u32 cf_stages_contains_batch(const struct cf_stages *s, const void *keys,
 			     u32 key_len, u32 n, u8 *hits)
 {
 	u32 i, j, k, m, count = 0, stages = CF_LOAD_ACQUIRE(s->n);
+	struct cf_key_hash kh[64];
 	u8 any[64], one[64];
 
 	if (stages == 1)
@@ -102,9 +106,12 @@ u32 cf_stages_contains_batch(const struct cf_stages *s, const void *keys,
 		const u8 *at = (const u8 *)keys + (u64)j * key_len;
 
 		m = n - j < 64 ? n - j : 64;
+		for (k = 0; k < m; k++)
+			cf_key_hash(s->stage[0], at + (u64)k * key_len, key_len,
+				    &kh[k]);
 		memset(any, 0, m);
 		for (i = 0; i < stages; i++) {
-			cf_contains_batch(s->stage[i], at, key_len, m, one);
+			cf_contains_batch_hash(s->stage[i], kh, m, one);
 			for (k = 0; k < m; k++)
 				any[k] |= one[k];
 		}
