@@ -14,6 +14,8 @@
 #   cuckoo-f12  nf_cuckoo filters (family ip, family ip6), fingerprint 12
 #   cuckoo-f16  the same, fingerprint 16
 #   cuckoo-ss13 the same, semi-sorted buckets, fingerprint 13
+#   cuckoo-st4  the same, fingerprint 12, grown to 4 stages: created with
+#               a fifteenth of the flows' capacity, factor 2
 #   nft         nftables sets of concatenated 5-tuples (tables ip, ip6)
 #   ipset       ipsets hash:ip,port,ip (inet, inet6) and an iptables /
 #               ip6tables rule in the raw table (Debian's iptables: its
@@ -58,7 +60,7 @@ while [ $# -gt 0 ]; do
 	*) echo "in_vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-: "${CONTENDERS:=none cuckoo-f12 cuckoo-f16 cuckoo-ss13 nft ipset}"
+: "${CONTENDERS:=none cuckoo-f12 cuckoo-f16 cuckoo-ss13 cuckoo-st4 nft ipset}"
 [ -n "$AB_KO" ] && CONTENDERS="none cuckoo-f12"
 W=/tmp/hb
 mkdir -p "$W"
@@ -99,6 +101,15 @@ setup() {
 
 	case $c in
 	none) ;;
+	cuckoo-st4)
+		# 1 + 2 + 4 + 8 = 15 times the first stage's capacity
+		for f in $FAMILIES; do
+			ns "$c" "$CFCTL" create "bench$([ "$f" = 6 ] && echo 6)" \
+				family "ip$([ "$f" = 6 ] && echo 6)" \
+				capacity $(((n + 14) / 15)) fingerprint 12 factor 2 \
+				hook prerouting priority raw action drop &&
+			ns "$c" "$CFCTL" -q restore -f "$W/cf$f.txt" || return 1
+		done ;;
 	cuckoo-*)
 		# cuckoo-fF: fingerprint F; cuckoo-ssF: F, semi-sorted
 		local fp=${c#cuckoo-f} enc=

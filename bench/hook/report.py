@@ -27,10 +27,12 @@ import json
 import statistics
 import sys
 
-ORDER = ["none", "cuckoo-f12", "cuckoo-f16", "cuckoo-ss13", "cuckoo-ab", "nft", "ipset"]
+ORDER = ["none", "cuckoo-f12", "cuckoo-f16", "cuckoo-ss13", "cuckoo-st4",
+         "cuckoo-ab", "nft", "ipset"]
 NAMES = {"none": "no hook", "cuckoo-f12": "nf_cuckoo f=12",
          "cuckoo-f16": "nf_cuckoo f=16",
          "cuckoo-ss13": "nf_cuckoo f=13 semi-sorted",
+         "cuckoo-st4": "nf_cuckoo f=12, 4 stages",
          "cuckoo-ab": "nf_cuckoo other", "nft": "nftables set",
          "ipset": "ipset + iptables"}
 
