@@ -21,6 +21,11 @@
  * (at 93% load, nearly always one holding stable keys that readers look
  * up) and reorders its fingerprints.
  *
+ * A last scenario grows a filter of stages (cuckoo_stages.c) from capacity
+ * 1000 to 8 stages while the readers look up the keys of its first stage,
+ * single and batched: a stage published before it is whole, or a count
+ * seen before its stage, shows as a miss or a crash.
+ *
  * Built with -fsanitize=thread it also checks that every access the
  * readers race with is atomic; built at -O2 it runs many more operations;
  * built with -DCF_STRESS and cuckoo.c force-including stress_shim.h, every
@@ -35,6 +40,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "cuckoo_stages.h"
 #include "test_util.h"
 
 #define BATCH		64
@@ -381,6 +387,99 @@ static void t_churn_small_ss(void)
 	t_churn();
 }
 
+/* ---- A filter that grows while readers look ---- */
+
+#define GROW_STABLE	1000
+#define GROW_KEYS	(200 * 1000)
+
+static struct cf_stages g_st;
+static u64 g_grow_stable[GROW_STABLE];
+static atomic_uint g_grow_misses, g_grow_lookups;
+
+static int grow_alloc(void *ctx, const struct cf_params *p,
+		      struct cuckoo_filter **out)
+{
+	(void)ctx;
+	return cf_create(out, p);
+}
+
+/* Stable keys, single and batched: a miss is a failure. */
+static void *grow_reader(void *arg)
+{
+	struct rng r = { g_seed ^ (0x6e0ULL + (uintptr_t)arg) };
+	u8 hits[BATCH];
+	u32 i, start, miss = 0, n = 0;
+
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		start = (u32)rng_below(&r, GROW_STABLE - BATCH);
+		for (i = 0; i < BATCH; i++)
+			miss += !cf_stages_contains(&g_st, &g_grow_stable[start + i],
+						    8);
+		cf_stages_contains_batch(&g_st, &g_grow_stable[start], 8, BATCH,
+					 hits);
+		for (i = 0; i < BATCH; i++)
+			miss += !hits[i];
+		n += 2 * BATCH;
+	}
+	atomic_fetch_add(&g_grow_misses, miss);
+	atomic_fetch_add(&g_grow_lookups, n);
+	return NULL;
+}
+
+/*
+ * Capacity 1000 holding the stable keys grows to 8 stages under the
+ * readers (each stage published while they look), then the writer churns
+ * in the newest stage until the time is up.
+ */
+static void t_grow(void)
+{
+	static const struct cf_grow g = { true, 2, CF_STAGES_MAX };
+	struct cf_params p = { .capacity = 1000, .fp_bits = 12,
+			       .seed = g_seed };
+	pthread_t th[MAX_READERS];
+	struct cuckoo_filter *cf;
+	double t0 = now_sec();
+	u64 i, k, ops = 0;
+	u32 at, grown;
+	unsigned int t;
+
+	atomic_store(&g_stop, false);
+	REQUIRE(!cf_create(&cf, &p), "no filter");
+	cf_stages_init(&g_st, cf, &g);
+	for (i = 0; i < GROW_STABLE; i++) {
+		g_grow_stable[i] = test_key(g_seed + 77, i);
+		REQUIRE(!cf_stages_add(&g_st, &g_grow_stable[i], 8, false,
+				       grow_alloc, NULL, &at), "stable add");
+	}
+	for (t = 0; t < g_readers; t++)
+		pthread_create(&th[t], NULL, grow_reader, (void *)(uintptr_t)t);
+	for (i = 0; i < GROW_KEYS; i++) {
+		k = test_key(g_seed + 78, i);
+		if (!CHECK(!cf_stages_add(&g_st, &k, 8, false, grow_alloc, NULL,
+					  &at), "growing add %llu",
+			   (unsigned long long)i))
+			break;
+	}
+	grown = g_st.n;
+	while (now_sec() - t0 < g_seconds && ops < g_ops) {
+		k = test_key(g_seed + 78, GROW_KEYS - 1 - ops % 1000);
+		cf_stages_delete(&g_st, &k, 8, &at);
+		cf_stages_add(&g_st, &k, 8, false, grow_alloc, NULL, &at);
+		ops++;
+	}
+	atomic_store(&g_stop, true);
+	for (t = 0; t < g_readers; t++)
+		pthread_join(th[t], NULL);
+	diag("grew to %u stages under %u readers, %u lookups, then %llu "
+	     "churn ops", grown, g_readers, atomic_load(&g_grow_lookups),
+	     (unsigned long long)ops);
+	CHECK(grown >= 8, "only %u stages", grown);
+	CHECK(!atomic_load(&g_grow_misses), "%u stable keys missed",
+	      atomic_load(&g_grow_misses));
+out:
+	cf_stages_free(&g_st);
+}
+
 static const struct tap_case cases[] = {
 	{ "concurrency: large filter: readers never miss a stable key while "
 	  "one writer churns at high load", t_churn_large },
@@ -403,6 +502,8 @@ static const struct tap_case cases[] = {
 	  "key while one writer churns at high load", t_churn_tiny_ss },
 	{ "concurrency: semisort: tiny filter: state exact after the churn",
 	  t_final },
+	{ "concurrency: a filter grows to 8 stages: readers never miss a "
+	  "stable key", t_grow },
 };
 
 int main(int argc, char **argv)
