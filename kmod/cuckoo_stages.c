@@ -174,9 +174,10 @@ static int cf_stages_grow(struct cf_stages *s, cf_stage_alloc_t alloc,
 	struct cf_params p;
 	int err;
 
-	err = cf_stages_next_params(s, &p);
-	if (!err)
-		err = alloc(ctx, &p, &cf);
+	/* No stage left, or none of that size: the filter is full. */
+	if (cf_stages_next_params(s, &p))
+		return -ENOSPC;
+	err = alloc(ctx, &p, &cf);
 	if (err)
 		return err;
 	cf_stages_push(s, cf);
@@ -224,7 +225,7 @@ int cf_stages_add(struct cf_stages *s, const void *key, u32 len, bool unique,
 			return cf_add_hash(s->stage[*stage], &kh);
 		}
 	}
-	return gerr ? gerr : err;
+	return gerr && gerr != -ENOSPC ? gerr : err;
 }
 
 /**
