@@ -106,7 +106,7 @@ setup() {
 		for f in $FAMILIES; do
 			ns "$c" "$CFCTL" create "bench$([ "$f" = 6 ] && echo 6)" \
 				family "ip$([ "$f" = 6 ] && echo 6)" \
-				capacity $(((n + 14) / 15)) fingerprint 12 factor 2 \
+				capacity $(((n + 14) / 15)) fingerprint 12 \
 				hook prerouting priority raw action drop &&
 			ns "$c" "$CFCTL" -q restore -f "$W/cf$f.txt" || return 1
 		done ;;
