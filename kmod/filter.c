@@ -449,6 +449,7 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	err = nfcf_batch_lock(f);
 	if (err)
 		return err;
+	res->items_before = cf_count(f->cf);
 	for (i = 0; i < n; i++) {
 		err = nfcf_batch_one(f, &keys[i], flags, del);
 		if (err > 0) {
@@ -468,6 +469,7 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	}
 	nfcf_combo_retire(f);
 	nfcf_gen_bump(&f->gen);
+	res->items_after = cf_count(f->cf);
 	mutex_unlock(&f->lock);
 	return err;
 }

@@ -193,6 +193,8 @@ struct nfcf_filter_cfg {
  * @fail_index:	entry that failed, valid if @why != NF_CUCKOO_ENTRY_E_NONE
  * @why:	enum nf_cuckoo_entry_err
  * @hits:	TEST: entries present
+ * @items_before: add, delete: items of the newest stage before the batch
+ * @items_after: and after it (both read under the filter's lock)
  */
 struct nfcf_batch_result {
 	u32 done;
@@ -200,6 +202,8 @@ struct nfcf_batch_result {
 	u32 fail_index;
 	u32 why;
 	u32 hits;
+	u64 items_before;
+	u64 items_after;
 };
 
 /* Generation counters for dump consistency; 0 is never used. */

@@ -7,6 +7,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 
@@ -27,6 +28,9 @@
  * @mem:	bytes charged by the filters in @filters and @reserved
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
+ * @ev_lock:	numbers the namespace's events and sends them in that order
+ *		(events.c)
+ * @ev_seq:	the number of the last event, under @ev_lock
  */
 struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
@@ -37,6 +41,8 @@ struct nfcf_net {
 	u64 mem;
 	unsigned int gen;
 	bool dying;
+	spinlock_t ev_lock;	/* see the kernel-doc above */
+	u32 ev_seq;
 };
 
 struct nfcf_net *nfcf_net(const struct net *net);
