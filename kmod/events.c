@@ -84,6 +84,27 @@ static void nfcf_event_end(struct net *net, struct sk_buff *skb, void *hdr,
 	nfcf_event_send(net, skb);
 }
 
+/*
+ * An event of NAME; with EVENT_COUNT if @count, and with STAGE_INDEX and
+ * that stage's STAGE nest if @stage >= 0.
+ */
+static void nfcf_event_named(struct net *net, struct nfcf_filter *f, u8 event,
+			     u32 count, int stage)
+{
+	struct sk_buff *skb;
+	void *hdr = NULL;
+	int err = 0;
+
+	skb = nfcf_event_start(net, event, NFCF_EVENT_SIZE, &hdr);
+	if (skb)
+		err = nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
+		      (count && nla_put_u32(skb, NF_CUCKOO_A_EVENT_COUNT, count)) ||
+		      (stage >= 0 &&
+		       (nla_put_u8(skb, NF_CUCKOO_A_STAGE_INDEX, stage) ||
+			nfcf_nl_put_stage(skb, f, stage)));
+	nfcf_event_end(net, skb, hdr, err);
+}
+
 /**
  * nfcf_event_filter - a filter was created, destroyed, set, flushed or
  *	restored, or refused an add for want of room
@@ -95,49 +116,18 @@ static void nfcf_event_end(struct net *net, struct sk_buff *skb, void *hdr,
  */
 void nfcf_event_filter(struct net *net, struct nfcf_filter *f, u8 event)
 {
-	bool describe = event == NF_CUCKOO_EVENT_NEW ||
-			event == NF_CUCKOO_EVENT_SET ||
-			event == NF_CUCKOO_EVENT_RESTORE;
 	struct sk_buff *skb;
 	void *hdr = NULL;
 	int err = 0;
 
-	skb = nfcf_event_start(net, event,
-			       describe ? NLMSG_GOODSIZE : NFCF_EVENT_SIZE, &hdr);
+	if (event != NF_CUCKOO_EVENT_NEW && event != NF_CUCKOO_EVENT_SET &&
+	    event != NF_CUCKOO_EVENT_RESTORE) {
+		nfcf_event_named(net, f, event, 0, -1);
+		return;
+	}
+	skb = nfcf_event_start(net, event, NLMSG_GOODSIZE, &hdr);
 	if (skb)
-		err = describe ? nfcf_nl_put_filter(skb, f, false, false) :
-				 nla_put_string(skb, NF_CUCKOO_A_NAME, f->name);
-	nfcf_event_end(net, skb, hdr, err);
-}
-
-/* An event of NAME and EVENT_COUNT. */
-static void nfcf_event_count(struct net *net, struct nfcf_filter *f, u8 event,
-			     u32 count)
-{
-	struct sk_buff *skb;
-	void *hdr = NULL;
-	int err = 0;
-
-	skb = nfcf_event_start(net, event, NFCF_EVENT_SIZE, &hdr);
-	if (skb)
-		err = nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
-		      nla_put_u32(skb, NF_CUCKOO_A_EVENT_COUNT, count);
-	nfcf_event_end(net, skb, hdr, err);
-}
-
-/* An event of NAME, STAGE_INDEX and that stage's STAGE nest. */
-static void nfcf_event_stage_msg(struct net *net, struct nfcf_filter *f,
-				 u8 event, u8 stage)
-{
-	struct sk_buff *skb;
-	void *hdr = NULL;
-	int err = 0;
-
-	skb = nfcf_event_start(net, event, NFCF_EVENT_SIZE, &hdr);
-	if (skb)
-		err = nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
-		      nla_put_u8(skb, NF_CUCKOO_A_STAGE_INDEX, stage) ||
-		      nfcf_nl_put_stage(skb, f, stage);
+		err = nfcf_nl_put_filter(skb, f, false, false);
 	nfcf_event_end(net, skb, hdr, err);
 }
 
@@ -149,7 +139,7 @@ static void nfcf_event_stage_msg(struct net *net, struct nfcf_filter *f,
  */
 void nfcf_event_stage(struct net *net, struct nfcf_filter *f, u8 stage)
 {
-	nfcf_event_stage_msg(net, f, NF_CUCKOO_EVENT_STAGE, stage);
+	nfcf_event_named(net, f, NF_CUCKOO_EVENT_STAGE, 0, stage);
 }
 
 /**
@@ -161,7 +151,7 @@ void nfcf_event_stage(struct net *net, struct nfcf_filter *f, u8 stage)
  */
 void nfcf_event_load_high(struct net *net, struct nfcf_filter *f, u8 stage)
 {
-	nfcf_event_stage_msg(net, f, NF_CUCKOO_EVENT_LOAD_HIGH, stage);
+	nfcf_event_named(net, f, NF_CUCKOO_EVENT_LOAD_HIGH, 0, stage);
 }
 
 /**
@@ -199,9 +189,9 @@ void nfcf_event_batch(struct net *net, struct nfcf_filter *f, u8 cmd,
 	struct cf_params p;
 
 	if (res->done)
-		nfcf_event_count(net, f, add ? NF_CUCKOO_EVENT_ADD :
+		nfcf_event_named(net, f, add ? NF_CUCKOO_EVENT_ADD :
 					       NF_CUCKOO_EVENT_DEL_ENTRIES,
-				 res->done);
+				 res->done, -1);
 	if (!add)
 		return;
 	if (res->why == NF_CUCKOO_ENTRY_E_FULL ||
