@@ -30,4 +30,13 @@ static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * 6.7 (and stable backports, Debian's 6.1.0-56 among them): a multicast
+ * group can require CAP_NET_ADMIN of the sockets that join it.  Before,
+ * any socket of the namespace may join the events group.
+ */
+#ifndef GENL_MCAST_CAP_NET_ADMIN
+#define GENL_MCAST_CAP_NET_ADMIN	0
+#endif
+
 #endif /* _NF_CUCKOO_COMPAT_H */

@@ -722,14 +722,15 @@ static __always_inline bool cf_b4_has(const struct cuckoo_filter *cf, u32 i,
 {
 	unsigned int cw = cf->b4_chunk;
 	u64 pos = (u64)i * 4 * cf->fp_bits, x;
-	bool in;
+	bool in, in2;
 
 	x = cf_bits_at(cf->table, pos, cw, false) ^ fps;
 	in = (x - cf->b4_ones) & ~x & cf->b4_hi;
 	if (cw == 4 * cf->fp_bits)
 		return in;
 	x = cf_bits_at(cf->table, pos + cw, cw, false) ^ fps;
-	return in | !!((x - cf->b4_ones) & ~x & cf->b4_hi);
+	in2 = (x - cf->b4_ones) & ~x & cf->b4_hi;
+	return in | in2;
 }
 
 /* cf_probe() of a CF_LAYOUT_B4 table. */

@@ -470,6 +470,21 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 	return err == -EEXIST ? 1 : err;
 }
 
+/* The newest stage after a batch, for its events; f->lock held. */
+static void nfcf_batch_newest(struct nfcf_filter *f,
+			      struct nfcf_batch_result *res)
+{
+	const struct cuckoo_filter *newest = f->st.stage[f->st.n - 1];
+	struct cf_params p;
+
+	res->stages_after = f->st.n;
+	if (res->stages_after != res->stages_before)
+		res->items_before = 0;
+	res->items_after = cf_count(newest);
+	cf_get_params(newest, &p);
+	res->capacity = p.capacity;
+}
+
 /**
  * nfcf_filter_batch - add or delete a batch of finished keys, all or nothing
  * @f:		the filter
@@ -500,6 +515,8 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	err = nfcf_batch_lock(f);
 	if (err)
 		return err;
+	res->stages_before = f->st.n;
+	res->items_before = cf_count(f->st.stage[f->st.n - 1]);
 	for (i = 0; i < n; i++) {
 		err = nfcf_batch_one(f, &keys[i], flags, del, &stage_of[i]);
 		if (err > 0) {
@@ -519,6 +536,7 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	}
 	nfcf_combo_retire(f);
 	nfcf_gen_bump(&f->gen);
+	nfcf_batch_newest(f, res);
 	mutex_unlock(&f->lock);
 	return err;
 }

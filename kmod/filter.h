@@ -224,6 +224,13 @@ struct nfcf_filter_cfg {
  * @why:	enum nf_cuckoo_entry_err
  * @hits:	TEST: entries present
  * @ceiling:	NF_CUCKOO_ENTRY_E_QUOTA: which, enum nfcf_ceiling_hit
+ * @items_before: add, delete: items before the batch of the stage that is
+ *		newest after it (0 if the batch made it)
+ * @items_after: and after it (both read under the filter's lock)
+ * @capacity:	that stage's capacity
+ * @stages_before: stages before the batch
+ * @stages_after: and after it: an add may grow the filter, and the new
+ *		stages stay when the batch is undone
  */
 struct nfcf_batch_result {
 	u32 done;
@@ -232,6 +239,11 @@ struct nfcf_batch_result {
 	u32 why;
 	u32 hits;
 	u8 ceiling;
+	u64 items_before;
+	u64 items_after;
+	u64 capacity;
+	u32 stages_before;
+	u32 stages_after;
 };
 
 /* Generation counters for dump consistency; 0 is never used. */

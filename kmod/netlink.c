@@ -22,11 +22,10 @@
 #include <net/sock.h>
 
 #include "compat.h"
+#include "events.h"
 #include "netlink.h"
 #include "netns.h"
 #include "version.h"
-
-static struct genl_family nfcf_genl_family;
 
 /* The interface's limits are the core's. */
 static_assert(NF_CUCKOO_FP_BITS_MIN == CF_FP_BITS_MIN);
@@ -490,13 +489,38 @@ static int nfcf_put_grow(struct sk_buff *skb, struct nfcf_filter *f)
 	       -EMSGSIZE : 0;
 }
 
-/*
- * A filter's description, without the seed; STATS and the stages if
- * @stats (a GET), else (a SAVE) with f->lock held.  The geometry is the
- * first stage's.
+/**
+ * nfcf_nl_put_stage - one NF_CUCKOO_A_STAGE nest
+ * @skb:	the message
+ * @f:		the filter
+ * @stage:	which stage, from 0
+ *
+ * Under RCU: a flush frees the stages it drops after a grace period.
+ * Return: 0, -EMSGSIZE, or -ENOENT if the filter has no such stage (any
+ * more).
  */
-static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
-			   bool stats)
+int nfcf_nl_put_stage(struct sk_buff *skb, struct nfcf_filter *f, u8 stage)
+{
+	int err = -ENOENT;
+
+	rcu_read_lock();
+	if (stage < cf_stages_count_stages(&f->st))
+		err = nfcf_put_stage(skb, f->st.stage[stage]);
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * nfcf_nl_put_filter - a filter's description, without the seed
+ * @skb:	the message
+ * @f:		the filter
+ * @stats:	with STATS (a GET)
+ * @locked:	f->lock is held (a SAVE)
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
+		       bool locked)
 {
 	struct cf_params p;
 
@@ -515,7 +539,7 @@ static int nfcf_put_filter(struct sk_buff *skb, struct nfcf_filter *f,
 	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
-	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, !stats) ||
+	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, locked) ||
 	    nfcf_put_grow(skb, f))
 		return -EMSGSIZE;
 	if (!stats)
@@ -534,7 +558,7 @@ static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
 		return -EMSGSIZE;
 	if (cb)
 		nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	if (nfcf_put_filter(skb, f, true)) {
+	if (nfcf_nl_put_filter(skb, f, true, false)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -573,9 +597,13 @@ static int nfcf_new_filter(struct nfcf_net *nn, struct nfcf_filter *f,
 		nfcf_net_unreserve(nn, f);
 		goto put;
 	}
+	/* The table's reference, if it takes the filter; ours for the event. */
+	nfcf_filter_get(f);
 	err = nfcf_net_insert(nn, f, info->extack);
-	if (!err)
-		return 0;
+	if (err)
+		nfcf_filter_put(f);
+	else if (!ls)
+		nfcf_event_filter(nn->net, f, NF_CUCKOO_EVENT_NEW);
 put:
 	nfcf_filter_put(f);
 	return err;
@@ -616,6 +644,9 @@ static int nfcf_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		nfcf_lookup_errmsg(-ENOENT, info->attrs[NF_CUCKOO_A_NAME],
 				   info->extack);
 		err = -ENOENT;
+	} else if (!READ_ONCE(f->loading)) {
+		/* A restore that never went live announced nothing. */
+		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_DEL);
 	}
 	nfcf_filter_put(f);
 	return err;
@@ -720,6 +751,8 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot register the filter's netfilter hook");
+	else
+		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_SET);
 out:
 	nfcf_filter_put(f);
 	return err;
@@ -736,6 +769,8 @@ static int nfcf_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 	err = nfcf_filter_flush(f);
 	if (err)
 		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
+	else
+		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_FLUSH);
 	nfcf_filter_put(f);
 	return err;
 }
@@ -1001,6 +1036,8 @@ static int nfcf_cmd_entries(struct sk_buff *skb, struct genl_info *info)
 		err = nfcf_batch_apply(&b);
 		if (err)
 			nfcf_batch_errmsg(&b, info, err);
+		if (b.cmd != NF_CUCKOO_CMD_TEST_ENTRIES)
+			nfcf_event_batch(genl_info_net(info), b.f, b.cmd, &b.res);
 	}
 	if (err != -ENOENT || b.res.why != NF_CUCKOO_ENTRY_E_NONE)
 		nfcf_batch_reply(&b, info);
@@ -1047,7 +1084,7 @@ static int nfcf_save_header(struct sk_buff *skb, struct netlink_callback *cb,
 	if (!hdr)
 		return -EMSGSIZE;
 	nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	if (nfcf_put_filter(skb, f, false))
+	if (nfcf_nl_put_filter(skb, f, false, true))
 		goto cancel;
 	for (i = 0; i < f->st.n; i++) {
 		cf_export_header(f->st.stage[i], &img);
@@ -1406,6 +1443,8 @@ static int nfcf_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
 					   "cannot register the filter's netfilter hook: load aborted, filter removed");
 		else if (err)
 			nfcf_load_errmsg(err, false, info);
+		else
+			nfcf_event_filter(nn->net, f, NF_CUCKOO_EVENT_RESTORE);
 	}
 	if (abort)
 		nfcf_net_remove(nn, f);
@@ -1491,7 +1530,7 @@ static const struct genl_ops nfcf_genl_ops[] = {
 	},
 };
 
-static struct genl_family nfcf_genl_family __ro_after_init = {
+struct genl_family nfcf_genl_family __ro_after_init = {
 	.name = NF_CUCKOO_GENL_NAME,
 	.version = NF_CUCKOO_GENL_VERSION,
 	.maxattr = NF_CUCKOO_A_MAX,
@@ -1500,6 +1539,8 @@ static struct genl_family nfcf_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = nfcf_genl_ops,
 	.n_ops = ARRAY_SIZE(nfcf_genl_ops),
+	.mcgrps = nfcf_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(nfcf_mcgrps),
 	/* 0: every command is new, so all are validated strictly. */
 	.resv_start_op = 0,
 };

@@ -446,6 +446,7 @@ static int __net_init nfcf_net_init(struct net *net)
 	INIT_LIST_HEAD(&nn->filters);
 	INIT_LIST_HEAD(&nn->reserved);
 	INIT_LIST_HEAD(&nn->hooks);
+	spin_lock_init(&nn->ev_lock);
 	nn->net = net;
 	nn->gen = 1;
 	return 0;

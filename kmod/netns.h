@@ -33,6 +33,9 @@
  *		them (struct nfcf_ceiling)
  * @gen:	bumped on every change of @filters, for dump consistency
  * @dying:	the namespace is going away: no hook may be registered
+ * @ev_lock:	numbers the namespace's events and sends them in that order
+ *		(events.c)
+ * @ev_seq:	the number of the last event, under @ev_lock
  */
 struct nfcf_net {
 	struct mutex lock;	/* see the kernel-doc above */
@@ -45,6 +48,8 @@ struct nfcf_net {
 	struct nfcf_ceiling ceiling;
 	unsigned int gen;
 	bool dying;
+	spinlock_t ev_lock;	/* see the kernel-doc above */
+	u32 ev_seq;
 };
 
 struct nfcf_net *nfcf_net(const struct net *net);

@@ -136,6 +136,17 @@ STAGE_ATTRS = [("PAD", 1, "pad"), ("CAPACITY", 2, "u64"), ("ITEMS", 3, "u64"),
                ("LOAD_PPM", 4, "u32"), ("FP_BITS", 5, "u8"),
                ("BYTES", 6, "u64"), ("FPR", 7, "u32"), ("VICTIM", 8, "u8")]
 ST = {n: v for n, v, _ in STAGE_ATTRS}
+EVENTS = [("NEW", 1), ("DEL", 2), ("SET", 3), ("FLUSH", 4), ("RESTORE", 5),
+          ("STAGE", 6), ("FULL", 7), ("LOAD_HIGH", 8), ("ADD", 9),
+          ("DEL_ENTRIES", 10)]
+EV = dict(EVENTS)
+EV_NAME = {v: n for n, v in EVENTS}
+# events whose message describes the filter as GET does, without STATS
+EV_DESCRIBED = ("NEW", "SET", "RESTORE")
+# what no event may carry: entries, the seed, the image, statistics
+EV_NEVER = ("SEED", "ENTRY", "ENTRIES_IPV4", "ENTRIES_IPV6", "IMAGE_HEADER",
+            "CHUNK_DATA", "STATS")
+LOAD_HIGH_PPM = 900000
 # The packed-entry attributes: entry family, struct nf_cuckoo_entry_ipv4 / _ipv6
 # (addresses, ports and protocol in network order, then the source and
 # destination prefix lengths and a pad byte, 0 for an entry of addresses)
@@ -177,7 +188,8 @@ PREFIXES_MAX = 32
 DEFINES = {"NF_CUCKOO_BATCH_MAX": BATCH_MAX, "NF_CUCKOO_NAME_MAXLEN": NAME_MAXLEN,
            "NF_CUCKOO_CHUNK_MAX": CHUNK_MAX,
            "NF_CUCKOO_PREFIXES_MAX": PREFIXES_MAX,
-           "NF_CUCKOO_ENTRIES_PACKED_BYTES": PACKED_BYTES}
+           "NF_CUCKOO_ENTRIES_PACKED_BYTES": PACKED_BYTES,
+           "NF_CUCKOO_LOAD_HIGH_PPM": LOAD_HIGH_PPM}
 
 # errno a command may answer with, besides the ones any command may
 # (policy: EINVAL, ERANGE; genetlink: EOPNOTSUPP; memory: ENOMEM)
@@ -248,7 +260,8 @@ def check_uapi(path):
                                 ("nf_cuckoo_attr", "NF_CUCKOO_A_", A),
                                 ("nf_cuckoo_entry_attr", "NF_CUCKOO_ENTRY_A_", E),
                                 ("nf_cuckoo_stats_attr", "NF_CUCKOO_STATS_A_", S),
-                                ("nf_cuckoo_stage_attr", "NF_CUCKOO_STAGE_A_", ST)):
+                                ("nf_cuckoo_stage_attr", "NF_CUCKOO_STAGE_A_", ST),
+                                ("nf_cuckoo_event", "NF_CUCKOO_EVENT_", EV)):
         hdr = {k[len(prefix):]: v for k, v in enums.get(enum, {}).items()
                if not k.startswith("__") and k != prefix + "UNSPEC"}
         mine = {k: v for k, v in table.items() if k != "UNSPEC"}
@@ -329,6 +342,7 @@ F_ROOT, F_MATCH, F_ATOMIC = 0x100, 0x200, 0x400
 F_DUMP = F_ROOT | F_MATCH
 F_CAPPED, F_ACK_TLVS = 0x100, 0x200
 SOL_NETLINK = 270
+NETLINK_ADD_MEMBERSHIP = 1
 NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
 NLA_F_NET_BYTEORDER = 0x4000
 NLA_TYPE_MASK = 0x3fff
@@ -2031,11 +2045,264 @@ def batch_fail(r):
                                              "BATCH_FAIL_REASON"))
 
 
+class Events:
+    """A socket in the family's events group, of the network namespace it
+    was made in; every event read is checked, and its number must follow
+    the last one's unless ENOBUFS said events were lost."""
+
+    def __init__(self, fid, group):
+        self.fid = fid
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                               NETLINK_GENERIC)
+        try:
+            self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
+        except OSError:
+            pass
+        self.s.bind((0, 0))
+        self.s.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, group)
+        self.last = None
+        self.overrun = False    # ENOBUFS, not yet seen as a gap
+        self.lost_some = False  # ENOBUFS since the caller last cleared it
+
+    def close(self):
+        self.s.close()
+
+    def read(self):
+        """The events queued now: [(event, filter name, count or stage)]."""
+        out = []
+        while True:
+            try:
+                data = self.s.recv(1 << 16, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return out
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    raise
+                self.overrun = self.lost_some = True
+                continue
+            for off, ln, mtype, _, seq in frame(data):
+                out.append(self.check(data[off:off + ln], mtype, seq))
+
+    def check(self, m, mtype, seq):
+        if mtype != self.fid or len(m) < 20 or m[16] != C["EVENT"]:
+            raise Anomaly("events group: a message of type %d, cmd %s" %
+                          (mtype, m[16:17].hex()))
+        if self.last is not None and seq != (self.last + 1) & 0xffffffff:
+            if not self.overrun:
+                raise Anomaly("event number %d after %d, without ENOBUFS" %
+                              (seq, self.last))
+            self.overrun = False
+        self.last = seq
+        _, a = parse_reply(m)
+        ev = EV_NAME.get(u(a[A["EVENT"]][0], 1)) if A["EVENT"] in a else None
+        if ev is None or len(a.get(A["NAME"], [])) != 1:
+            raise Anomaly("event without a known EVENT or a NAME: %s" %
+                          m[:128].hex())
+        bad = [k for k in EV_NEVER if A[k] in a]
+        if bad:
+            raise Anomaly("event %s carries %s" % (ev, ", ".join(bad)))
+        name = a[A["NAME"]][0].rstrip(b"\0").decode("ascii", "replace")
+        extra = None
+        if ev in EV_DESCRIBED:
+            check_filter_desc(a, stats=False)
+        elif ev in ("ADD", "DEL_ENTRIES"):
+            extra = u(a[A["EVENT_COUNT"]][0], 4) if A["EVENT_COUNT"] in a else 0
+            if not extra:
+                raise Anomaly("event %s without a count > 0" % ev)
+        elif ev in ("STAGE", "LOAD_HIGH"):
+            if A["STAGE_INDEX"] not in a or len(a.get(A["STAGE"], [])) != 1:
+                raise Anomaly("event %s without STAGE_INDEX and a STAGE" % ev)
+            st, left = walk_attrs(a[A["STAGE"]][0])
+            if left or not st:
+                raise Anomaly("event %s: malformed STAGE" % ev)
+            extra = u(a[A["STAGE_INDEX"]][0], 1)
+        return (ev, name, extra)
+
+
+def req_name(r):
+    """The NAME a request gives, or None."""
+    attrs, _ = walk_attrs(r.data, 20)
+    for t, o, ln in attrs:
+        if t & NLA_TYPE_MASK == A["NAME"]:
+            return r.data[o:o + ln].rstrip(b"\0").decode("ascii", "replace")
+    return None
+
+
+def req_u64(r, name, size=8):
+    attrs, _ = walk_attrs(r.data, 20)
+    for t, o, ln in attrs:
+        if t & NLA_TYPE_MASK == A[name] and ln == size:
+            return int.from_bytes(r.data[o:o + size], sys.byteorder)
+    return None
+
+
 class ModelWorker(Worker):
-    """Private filters with exact expectations."""
+    """Private filters with exact expectations, and the events of them:
+    the worker listens to the events group, predicts from each of its
+    requests and the answer what events it must cause, and compares at the
+    end of every round; a listener in a new network namespace, where
+    nothing changes, must receive nothing."""
 
     PROBES = ["padding", "family", "absent", "length", "too_many", "nowhere",
               "prefix_length"]
+
+    def send(self, data, conn=None):
+        reqs = super().send(data, conn)
+        for r in reqs or []:
+            self.predict(r)
+        return reqs
+
+    def predict(self, r):
+        """The events request r must cause, appended to self.want; each
+        filter's items and capacity kept, for LOAD_HIGH."""
+        name = req_name(r) if r.ours and r.cmd in SPEC else None
+        if name not in self.ctx.model_names:
+            return
+        o = r.outcome()
+        st = self.evst.setdefault(name, {"items": 0, "cap": None,
+                                         "loading": False})
+        if r.cmd == "NEW" and o == 0:
+            self.want.append(("NEW", name, None))
+            self.evst[name] = {"items": 0, "cap": req_u64(r, "CAPACITY"),
+                               "loading": False, "stages": 1,
+                               "grow": req_u64(r, "GROW", 1) != 0}
+        elif r.cmd == "DEL" and o == 0:
+            if not st["loading"]:
+                self.want.append(("DEL", name, None))
+            del self.evst[name]
+        elif r.cmd in ("SET", "FLUSH") and o == 0:
+            self.want.append((r.cmd, name, None))
+            if r.cmd == "FLUSH":
+                st["items"] = 0
+                if st.get("grow"):
+                    self.resync(name, st)
+        elif r.cmd == "LOAD_BEGIN" and o == 0:
+            self.evst[name] = {"items": None, "cap": None, "loading": True}
+        elif r.cmd == "LOAD_END" and o == 0:
+            self.want.append(("RESTORE", name, None))
+            st["loading"] = False
+        elif r.cmd in ("ADD_ENTRIES", "DEL_ENTRIES") and r.msgs:
+            a = self.attrs_of(r)
+            done = u(a[A["BATCH_DONE"]][0], 4)
+            why = batch_fail(r)
+            add = r.cmd == "ADD_ENTRIES"
+            if st.get("grow"):
+                self.predict_grown(name, st, add, done, why)
+                return
+            if done:
+                self.want.append(("ADD" if add else "DEL_ENTRIES", name, done))
+            if add and why and why[1] in (WHY_FULL, WHY_QUOTA):
+                self.want.append(("FULL", name, None))
+            if st["items"] is None:
+                return
+            before, st["items"] = st["items"], st["items"] + (done if add
+                                                              else -done)
+            mark = (st["cap"] or 0) * LOAD_HIGH_PPM
+            if add and st["cap"] and before * 1000000 < mark <= \
+                    st["items"] * 1000000:
+                self.want.append(("LOAD_HIGH", name, 0))
+
+    def resync(self, name, st):
+        """A growing filter's stages and its newest stage's items and
+        capacity, from GET (whose answer causes no event)."""
+        r = self.request("GET", name)
+        sg = self.attrs_of(r).get(A["STAGE"], []) if r and \
+            r.outcome() == 0 else []
+        if not sg:
+            st["items"] = None   # unknown: no LOAD_HIGH predicted
+            return
+        vals = {t & NLA_TYPE_MASK: sg[-1][o:o + ln]
+                for t, o, ln in walk_attrs(sg[-1])[0]}
+        st.update(stages=len(sg), items=u(vals[ST["ITEMS"]], 8),
+                  cap=u(vals[ST["CAPACITY"]], 8))
+
+    def predict_grown(self, name, st, add, done, why):
+        """A batch of a filter that may grow: STAGE for each stage it made,
+        then ADD or DEL_ENTRIES, FULL, and LOAD_HIGH of the newest stage
+        (whose items were 0 before the batch if the batch made it)."""
+        stages, before = st.get("stages", 1), st["items"]
+        self.resync(name, st)
+        for k in range(stages, st.get("stages", stages) if add else stages):
+            self.want.append(("STAGE", name, k))
+        if done:
+            self.want.append(("ADD" if add else "DEL_ENTRIES", name, done))
+        if add and why and why[1] in (WHY_FULL, WHY_QUOTA):
+            self.want.append(("FULL", name, None))
+        if st["items"] is None or before is None:
+            return
+        if st["stages"] != stages:
+            before = 0
+        mark = st["cap"] * LOAD_HIGH_PPM
+        if add and before * 1000000 < mark <= st["items"] * 1000000:
+            self.want.append(("LOAD_HIGH", name, st["stages"] - 1))
+
+    def check_events(self):
+        """What the events group said of the model's filters since the
+        last check is exactly what its requests must have caused."""
+        try:
+            got = self.ev.read()
+            self.stats["events_read"] += len(got)
+            got = [e for e in got if e[1] in self.ctx.model_names]
+            elsewhere = self.elsewhere.read()
+        except Anomaly as e:
+            self.anomaly("events: %s" % e, b"")
+            got, elsewhere = None, []
+        if elsewhere:
+            self.anomaly("events: a listener in another network namespace "
+                         "received %s" % elsewhere[:5], b"")
+        if self.ev.lost_some:   # ENOBUFS: cannot tell which were lost
+            self.stats["model_events_unchecked"] += len(self.want)
+            self.ev.lost_some = False
+        elif got is not None:
+            self.expect(got == self.want, "events %s, want %s" %
+                        (got[:20], self.want[:20]))
+            self.stats["model_events"] += len(got)
+        self.want = []
+
+    def events_elsewhere(self):
+        """An events socket in a new network namespace, where nothing but
+        this changes: a filter made and destroyed there, whose events it
+        must see (it listens), and then nothing more."""
+        fid = self.ctx.fid
+        libc = ctypes.CDLL(None, use_errno=True)
+        own = os.open("/proc/self/ns/net", os.O_RDONLY)
+        try:
+            if libc.unshare(CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+            ev = Events(fid, self.ctx.group)
+            c = Conn(fid, self.ctx.timeout)
+            nm = nlattr(A["NAME"], b"EVPROBE\0")
+            for m in (genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
+                           nm + nlattr(A["FAMILY"], b"\1")),
+                      genl(fid, C["DEL"], F_REQUEST | F_ACK, 0, nm)):
+                self.expect(c.transact(m)[0].outcome() == 0,
+                            "NEW or DEL in a new namespace failed")
+            c.close()
+            got = ev.read()
+            self.expect(got == [("NEW", "EVPROBE", None),
+                                ("DEL", "EVPROBE", None)],
+                        "a listener in a new namespace saw %s of its NEW and "
+                        "DEL" % got)
+        finally:
+            if libc.setns(own, CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "setns back")
+            os.close(own)
+        return ev
+
+    def fill(self, name, cap, fams):
+        """Add until the filter is full: ADD events, one LOAD_HIGH at 90%
+        of its capacity, and FULL for the batch refused."""
+        n = 0
+        while self.alive() and n < 4 * cap + 100:
+            k = self.rng.choice([1, 7, 50, max(1, cap // 10)])
+            r = self.batch("ADD_ENTRIES", name, self.flows(k, fams))
+            if not r or r.outcome() == -errno.ENOSPC:
+                self.stats["model_fills"] += bool(r)
+                return
+            if not self.expect(r.outcome() == 0, "fill: ADD answered %s" %
+                               errname(r.outcome())):
+                return
+            n += k
 
     def request(self, cmd, name, body=b""):
         return self.one(genl(self.ctx.fid, C[cmd], F_REQUEST | F_ACK, 0,
@@ -2296,8 +2563,12 @@ class ModelWorker(Worker):
 
     def loop(self):
         fid, rng = self.ctx.fid, self.rng
+        self.want, self.evst = [], {}
+        self.ev = Events(fid, self.ctx.group)
+        self.elsewhere = self.events_elsewhere()
         i = 0
         while self.alive():
+            self.check_events()
             name, other = self.ctx.model_names[i % 2], self.ctx.model_names[2]
             i += 1
             for n in (name, other):
@@ -2357,6 +2628,9 @@ class ModelWorker(Worker):
                 if not ok:
                     break
             if ok:
+                self.evst[other] = {"items": len(keep), "cap": cap,
+                                    "loading": False, "grow": True}
+                self.resync(other, self.evst[other])
                 self.expect_present(other, keep, "after save and restore")
                 self.expect(self.items(other) == len(keep),
                             "restored items != %d" % len(keep))
@@ -2365,7 +2639,10 @@ class ModelWorker(Worker):
                               nlattr(A["NAME"], name.encode() + b"\0")))
             self.expect(r and r.outcome() == 0 and self.items(name) == 0,
                         "flush leaves items")
+            if rng.random() < 0.3:
+                self.fill(name, cap, fams)
             self.stats["model_rounds"] += 1
+        self.check_events()
 
 
 class TrafficWorker(Worker):
@@ -2710,7 +2987,11 @@ def run(args):
     os.makedirs(ctx.tmp, exist_ok=True)
     gs = resolve_family()
     ctx.fid = gs.prid
+    ctx.group = gs.mcast_groups.get("events")
     gs.close()
+    if ctx.group is None:
+        print("# genl_fuzz: the family has no events group", file=sys.stderr)
+        return 1, None
     print("# genl_fuzz: seed %d, %d s, family id %d, workers %s" %
           (args.seed, args.seconds, ctx.fid, args.workers), flush=True)
     setup = grab_images(ctx)

@@ -170,6 +170,23 @@ static const struct verb verbs[] = {
 	  "same order, the image is byte for byte the kernel's save of the filter\n"
 	  "but for its first line, a comment.  -exist: skip entries already\n"
 	  "(probably) present, as add -exist does.\n" },
+	{ "monitor", NULL, cmd_monitor,
+	  "monitor [-j] [rcvbuf BYTES]",
+	  "Print the events of the network namespace's filters as they happen,\n"
+	  "one line each (-j: one JSON object a line), until interrupted:\n"
+	  "  new filter NAME PARAMETERS     created (set, restore: the same)\n"
+	  "  del filter NAME                destroyed\n"
+	  "  flush NAME                     emptied\n"
+	  "  add NAME N entries             an add request added N entries\n"
+	  "  del NAME N entries             a del request removed N entries\n"
+	  "  full NAME                      an add was refused: the filter is full\n"
+	  "  load-high NAME stage S ...     an add filled stage S to 90% of its\n"
+	  "                                 capacity\n"
+	  "  stage NAME S ...               the filter grew stage S\n"
+	  "  lost N events                  events this listener missed (it read\n"
+	  "                                 too slowly); printed where they were\n"
+	  "Never the entries themselves.  Needs CAP_NET_ADMIN.  rcvbuf: the\n"
+	  "socket's receive buffer (default 8 MiB, or net.core.rmem_max).\n" },
 	{ "help", NULL, NULL, "help [COMMAND]", "Show help." },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

@@ -14,6 +14,7 @@
  *   saverest.c save and restore
  *   entries.c  add, del, test
  *   build.c    build: create, add and save without a module
+ *   monitor.c  monitor: the events group
  *   fake_nl.c  the module in this process: the backend of build (and of
  *              the tests' cfctl_fake)
  * Tests (make check): test_parse.c, test_cli.sh; test_fake.sh runs

@@ -23,8 +23,15 @@
  *                          run starts empty.
  *   CFCTL_FAKE_FAIL_AT=N   request N (1-based) of this run fails with EIO
  *                          and the ext-ack "fake: injected failure".
+ *   CFCTL_FAKE_EVENTS=FILE the events the module would multicast (uapi
+ *                          "Events") are appended to FILE, numbered as
+ *                          it numbers them; `cfctl_fake monitor` reads
+ *                          them all from FILE, then ends.
+ *   CFCTL_FAKE_EVENTS_DROP=N,M...  events of those numbers are lost on
+ *                          their way, as for a listener that read too
+ *                          slowly (kept in FILE as NOOP messages).
  * What it does not model: the packet path (statistics stay 0), several
- * sockets (every load is this socket's), per-namespace memory (one
+ * sockets (every load is this socket's), ENOBUFS, per-namespace memory (one
  * ceiling, fake_mem_max, on each filter), nested
  * NF_CUCKOO_A_ENTRY entries (cfctl sends packed ones; refused here with
  * EOPNOTSUPP), and lost replies.
@@ -589,6 +596,9 @@ static int parse_cfg(struct req *r, struct fake_cfg *c)
 
 /* ---- commands ---- */
 
+static void fake_event(uint8_t ev, const struct fake_filter *f,
+		       uint32_t count);
+
 static int cmd_new(struct req *r)
 {
 	struct nlattr **a = r->tb;
@@ -650,6 +660,7 @@ static int cmd_new(struct req *r)
 	}
 	f->c = c;
 	insert(f);
+	fake_event(NF_CUCKOO_EVENT_NEW, f, 0);
 	return 0;
 }
 
@@ -673,26 +684,29 @@ static void put_prefixes(struct nl_msg *m, const struct fake_filter *f)
 		nla_put(m, NF_CUCKOO_A_PREFIXES, (int)(n * sizeof(pc[0])), pc);
 }
 
+/* nfcf_filter_fpr_ppb(): 2b / 2^f, rounded up. */
+static uint32_t fpr_ppb(const struct cf_params *p)
+{
+	uint64_t fpr = ((2ULL * p->bucket_size * NF_CUCKOO_FPR_SCALE) +
+			(1ULL << p->fp_bits) - 1) >> p->fp_bits;
+
+	return fpr > NF_CUCKOO_FPR_SCALE ? NF_CUCKOO_FPR_SCALE : (uint32_t)fpr;
+}
+
 static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 		       bool stats)
 {
 	struct cf_params p;
 	struct cf_stats st;
-	uint64_t fpr;
 	struct nlattr *n;
 
 	cf_get_params(f->cf, &p);
-	/* nfcf_filter_fpr_ppb(): 2b / 2^f, rounded up. */
-	fpr = ((2ULL * p.bucket_size * NF_CUCKOO_FPR_SCALE) +
-	       (1ULL << p.fp_bits) - 1) >> p.fp_bits;
-	if (fpr > NF_CUCKOO_FPR_SCALE)
-		fpr = NF_CUCKOO_FPR_SCALE;
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
 	nla_put_u8(m, NF_CUCKOO_A_FAMILY, f->c.families);
 	nla_put_u32(m, NF_CUCKOO_A_KEY_FIELDS, f->c.fields);
 	nla_put_u64(m, NF_CUCKOO_A_CAPACITY, p.capacity);
 	nla_put_u8(m, NF_CUCKOO_A_FP_BITS, p.fp_bits);
-	nla_put_u32(m, NF_CUCKOO_A_FPR, (uint32_t)fpr);
+	nla_put_u32(m, NF_CUCKOO_A_FPR, fpr_ppb(&p));
 	nla_put_u8(m, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size);
 	nla_put_u8(m, NF_CUCKOO_A_ENCODING, p.encoding);
 	nla_put_u16(m, NF_CUCKOO_A_MAX_KICKS, p.max_kicks);
@@ -724,6 +738,113 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_nest_end(m, n);
 }
 
+/* ---- events (kmod/events.c) ---- */
+
+/* nfcf_nl_put_stage(): the one table, stage 0. */
+static void put_stage(struct nl_msg *m, const struct fake_filter *f)
+{
+	struct cf_params p;
+	struct cf_stats st;
+	struct nlattr *n;
+
+	cf_get_params(f->cf, &p);
+	cf_get_stats(f->cf, &st);
+	n = nla_nest_start(m, NF_CUCKOO_A_STAGE);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_CAPACITY, p.capacity);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_ITEMS, st.count);
+	nla_put_u32(m, NF_CUCKOO_STAGE_A_LOAD_PPM, st.load_ppm);
+	nla_put_u8(m, NF_CUCKOO_STAGE_A_FP_BITS, p.fp_bits);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_BYTES, st.bytes);
+	nla_put_u32(m, NF_CUCKOO_STAGE_A_FPR, fpr_ppb(&p));
+	nla_put_u8(m, NF_CUCKOO_STAGE_A_VICTIM, st.victim);
+	nla_nest_end(m, n);
+}
+
+/* Is event number seq in $CFCTL_FAKE_EVENTS_DROP? */
+static bool event_dropped(uint32_t seq)
+{
+	const char *s = getenv("CFCTL_FAKE_EVENTS_DROP");
+	char *end;
+
+	while (s && *s) {
+		if (strtoul(s, &end, 10) == seq)
+			return true;
+		s = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+/*
+ * Append an event about f to $CFCTL_FAKE_EVENTS: described (NEW, SET,
+ * RESTORE) or named, with EVENT_COUNT if count, and for LOAD_HIGH stage 0.
+ * Its number is one more than the messages the file holds.
+ */
+static void fake_event(uint8_t ev, const struct fake_filter *f,
+		       uint32_t count)
+{
+	const char *path = fk.offline ? NULL : getenv("CFCTL_FAKE_EVENTS");
+	struct nlmsghdr h;
+	uint32_t seq = 1;
+	struct nl_msg *m;
+	FILE *fp;
+
+	if (!path)
+		return;
+	fp = fopen(path, "a+b");
+	if (!fp)
+		return;
+	rewind(fp);
+	while (fread(&h, sizeof(h), 1, fp) == 1 &&
+	       h.nlmsg_len >= sizeof(h) &&
+	       !fseek(fp, (long)(NLMSG_ALIGN(h.nlmsg_len) - sizeof(h)), SEEK_CUR))
+		seq++;
+	m = nlmsg_alloc_size(4096);
+	if (!m)
+		abort();
+	genlmsg_put(m, 0, seq, FAKE_FAMILY, 0, 0, NF_CUCKOO_CMD_EVENT,
+		    NF_CUCKOO_GENL_VERSION);
+	nla_put_u8(m, NF_CUCKOO_A_EVENT, ev);
+	if (ev == NF_CUCKOO_EVENT_NEW || ev == NF_CUCKOO_EVENT_SET ||
+	    ev == NF_CUCKOO_EVENT_RESTORE) {
+		put_filter(m, f, false);
+	} else {
+		nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
+		if (count)
+			nla_put_u32(m, NF_CUCKOO_A_EVENT_COUNT, count);
+		if (ev == NF_CUCKOO_EVENT_LOAD_HIGH) {
+			nla_put_u8(m, NF_CUCKOO_A_STAGE_INDEX, 0);
+			put_stage(m, f);
+		}
+	}
+	if (event_dropped(seq))
+		nlmsg_hdr(m)->nlmsg_type = NLMSG_NOOP;
+	fseek(fp, 0, SEEK_END);
+	fwrite(nlmsg_hdr(m), NLMSG_ALIGN(nlmsg_hdr(m)->nlmsg_len), 1, fp);
+	fclose(fp);
+	nlmsg_free(m);
+}
+
+/* nfcf_event_batch() */
+static void fake_event_batch(struct req *r, const struct fake_filter *f,
+			     uint32_t done, uint32_t why, uint64_t before)
+{
+	struct cf_params p;
+	bool add = r->cmd == NF_CUCKOO_CMD_ADD_ENTRIES;
+	uint64_t mark;
+
+	if (done)
+		fake_event(add ? NF_CUCKOO_EVENT_ADD :
+				 NF_CUCKOO_EVENT_DEL_ENTRIES, f, done);
+	if (!add)
+		return;
+	if (why == NF_CUCKOO_ENTRY_E_FULL || why == NF_CUCKOO_ENTRY_E_QUOTA)
+		fake_event(NF_CUCKOO_EVENT_FULL, f, 0);
+	cf_get_params(f->cf, &p);
+	mark = p.capacity * NF_CUCKOO_LOAD_HIGH_PPM;
+	if (before * 1000000 < mark && cf_count(f->cf) * 1000000 >= mark)
+		fake_event(NF_CUCKOO_EVENT_LOAD_HIGH, f, 0);
+}
+
 static int cmd_get(struct req *r, bool dump)
 {
 	struct fake_filter *f;
@@ -752,9 +873,12 @@ static int cmd_del(struct req *r)
 	struct fake_filter *f;
 	int err = get_filter(r, true, &f);
 
-	if (!err)
-		unlink_filter(f);
-	return err;
+	if (err)
+		return err;
+	if (!f->loading)
+		fake_event(NF_CUCKOO_EVENT_DEL, f, 0);
+	unlink_filter(f);
+	return 0;
 }
 
 static int cmd_set(struct req *r)
@@ -775,6 +899,7 @@ static int cmd_set(struct req *r)
 	f->c.mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], f->c.mark_mask);
 	f->c.invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], f->c.invert);
 	f->c.enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], f->c.enabled);
+	fake_event(NF_CUCKOO_EVENT_SET, f, 0);
 	return 0;
 }
 
@@ -786,6 +911,7 @@ static int cmd_flush(struct req *r)
 	if (!err) {
 		cf_clear(f->cf);
 		f->c.ncombo[0] = f->c.ncombo[1] = 0;
+		fake_event(NF_CUCKOO_EVENT_FLUSH, f, 0);
 	}
 	return err;
 }
@@ -1200,8 +1326,11 @@ static int cmd_entries(struct req *r)
 			}
 		b.done = b.n;
 	} else if (!err) {
+		uint64_t before = cf_count(f->cf);
+
 		err = batch_apply(r, &b, f, flags,
 				  r->cmd == NF_CUCKOO_CMD_DEL_ENTRIES);
+		fake_event_batch(r, f, b.done, b.why, before);
 	}
 	m = reply(r, r->cmd, 0, 4096 + count / 8);
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
@@ -1444,6 +1573,7 @@ static int cmd_load_end(struct req *r)
 		return err;
 	}
 	f->loading = false;
+	fake_event(NF_CUCKOO_EVENT_RESTORE, f, 0);
 	return 0;
 }
 
@@ -1731,11 +1861,39 @@ static int fake_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	return 0;
 }
 
+/* Every event of $CFCTL_FAKE_EVENTS, one datagram each; then the end. */
+static int fake_join(struct cfnl *nl, const char *group, int rcvbuf)
+{
+	const char *path = getenv("CFCTL_FAKE_EVENTS");
+	struct nlmsghdr *h;
+	uint8_t buf[8192];
+	FILE *fp;
+
+	(void)nl;
+	(void)rcvbuf;
+	if (!path || strcmp(group, NF_CUCKOO_MCGRP_EVENTS)) {
+		errmsg("fake: no multicast group \"%s\" (events need CFCTL_FAKE_EVENTS)",
+		       group);
+		return -1;
+	}
+	fp = fopen(path, "rb");
+	if (!fp)
+		return 0;
+	h = (struct nlmsghdr *)buf;
+	while (fread(h, sizeof(*h), 1, fp) == 1 && h->nlmsg_len >= sizeof(*h) &&
+	       NLMSG_ALIGN(h->nlmsg_len) <= sizeof(buf) &&
+	       fread(h + 1, NLMSG_ALIGN(h->nlmsg_len) - sizeof(*h), 1, fp) == 1)
+		queue_bytes(h, h->nlmsg_len, false);
+	fclose(fp);
+	return 0;
+}
+
 const struct cfnl_backend fake_nl_backend = {
 	.open = fake_open_env,
 	.close = fake_close,
 	.send = fake_send,
 	.recv = fake_recv,
+	.join = fake_join,
 };
 
 const struct cfnl_backend fake_offline_backend = {

@@ -29,13 +29,51 @@ static uint8_t get_u8(struct nlattr *a)
 	return a && nla_len(a) >= 1 ? nla_get_u8(a) : 0;
 }
 
+int stage_parse(struct nlattr *nest, struct stage_info *si)
+{
+	struct nlattr *tb[NF_CUCKOO_STAGE_A_MAX + 1];
+
+	memset(si, 0, sizeof(*si));
+	if (!nest || nla_parse_nested(tb, NF_CUCKOO_STAGE_A_MAX, nest, NULL))
+		return -1;
+	si->capacity = get_u64(tb[NF_CUCKOO_STAGE_A_CAPACITY]);
+	si->items = get_u64(tb[NF_CUCKOO_STAGE_A_ITEMS]);
+	si->load_ppm = get_u32(tb[NF_CUCKOO_STAGE_A_LOAD_PPM]);
+	si->fp_bits = get_u8(tb[NF_CUCKOO_STAGE_A_FP_BITS]);
+	si->bytes = get_u64(tb[NF_CUCKOO_STAGE_A_BYTES]);
+	si->fpr_ppb = get_u32(tb[NF_CUCKOO_STAGE_A_FPR]);
+	si->victim = get_u8(tb[NF_CUCKOO_STAGE_A_VICTIM]);
+	return 0;
+}
+
+void stage_json(const struct stage_info *si, struct json_object *o)
+{
+	json_object_object_add(o, "capacity", json_object_new_uint64(si->capacity));
+	json_object_object_add(o, "items", json_object_new_uint64(si->items));
+	json_object_object_add(o, "load_ppm", json_object_new_uint64(si->load_ppm));
+	json_object_object_add(o, "fingerprint_bits", json_object_new_int(si->fp_bits));
+	json_object_object_add(o, "bytes", json_object_new_uint64(si->bytes));
+	json_object_object_add(o, "fpr", json_object_new_double((double)si->fpr_ppb / NF_CUCKOO_FPR_SCALE));
+	json_object_object_add(o, "fpr_ppb", json_object_new_uint64(si->fpr_ppb));
+	json_object_object_add(o, "victim", json_object_new_boolean(si->victim));
+}
+
 int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
 {
 	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
+
+	memset(fi, 0, sizeof(*fi));
+	if (cfnl_parse(nlh, tb))
+		return -1;
+	return info_parse_attrs(tb, fi);
+}
+
+int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
+{
 	struct nlattr *st[NF_CUCKOO_STATS_A_MAX + 1];
 
 	memset(fi, 0, sizeof(*fi));
-	if (cfnl_parse(nlh, tb) || !tb[NF_CUCKOO_A_NAME])
+	if (!tb[NF_CUCKOO_A_NAME])
 		return -1;
 	nla_strlcpy(fi->name, tb[NF_CUCKOO_A_NAME], sizeof(fi->name));
 	fi->family = get_u8(tb[NF_CUCKOO_A_FAMILY]);
@@ -436,14 +474,20 @@ struct json_object *info_json(const struct filter_info *fi)
 
 void info_print_create(const struct filter_info *fi, FILE *f)
 {
+	fprintf(f, "create %s", fi->name);
+	info_print_params(fi, f);
+}
+
+void info_print_params(const struct filter_info *fi, FILE *f)
+{
 	char key[64], act[64];
 
 	format_key_fields(fi->key_fields, key, sizeof(key));
 	fmt_action(fi, act, sizeof(act));
-	fprintf(f, "create %s family %s key %s capacity %" PRIu64
+	fprintf(f, " family %s key %s capacity %" PRIu64
 		   " fingerprint %u bucket %u%s kicks %u hook %s priority %" PRId32
 		   " action %s%s%s%s",
-		fi->name, family_name(fi->family), key, fi->capacity,
+		family_name(fi->family), key, fi->capacity,
 		fi->fp_bits, fi->bucket, encoding_word(fi), fi->kicks, hook_name(fi->hook),
 		fi->priority, act, fi->bidir ? " bidirectional" : "",
 		fi->invert ? " invert" : "", fi->enabled ? "" : " disabled");

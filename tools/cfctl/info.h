@@ -42,8 +42,23 @@ struct filter_info {
 	bool has_image;
 };
 
+/* One NF_CUCKOO_A_STAGE nest. */
+struct stage_info {
+	uint64_t capacity, items, bytes;
+	uint32_t load_ppm, fpr_ppb;
+	uint8_t fp_bits;
+	bool victim;
+};
+
+/* Decode a STAGE nest: 0, or -1 if it is not one. */
+int stage_parse(struct nlattr *nest, struct stage_info *si);
+/* Its fields as members of JSON object o. */
+void stage_json(const struct stage_info *si, struct json_object *o);
+
 /* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */
 int info_parse(struct nlmsghdr *nlh, struct filter_info *fi);
+/* The same from its parsed attributes (an event's, say). */
+int info_parse_attrs(struct nlattr **tb, struct filter_info *fi);
 
 /* Fetch one filter by name: 0, or the kernel's error (printed). */
 int info_get(struct cfnl *nl, const char *name, struct filter_info *fi);
@@ -60,6 +75,8 @@ struct json_object *info_json(const struct filter_info *fi);
 
 /* `create ...` with every parameter, as `cfctl save` writes it. */
 void info_print_create(const struct filter_info *fi, FILE *f);
+/* The same parameters without "create NAME", each after a space. */
+void info_print_params(const struct filter_info *fi, FILE *f);
 
 void info_keyspec(const struct filter_info *fi, struct keyspec *ks);
 

@@ -37,6 +37,15 @@ int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	return nl->be->recv(nl, block, cb, arg);
 }
 
+int cfnl_join(struct cfnl *nl, const char *group, int rcvbuf)
+{
+	if (!nl->be->join) {
+		errmsg("this backend sends no events");
+		return -1;
+	}
+	return nl->be->join(nl, group, rcvbuf);
+}
+
 struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size)
 {
 	struct nl_msg *msg;

@@ -63,6 +63,10 @@ struct cfnl_backend {
 	/* Receive one datagram and pass its messages to cb: 0, -EAGAIN
 	 * when nonblocking and nothing is there, or -errno. */
 	int (*recv)(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
+	/* Join a multicast group of the family, the receive buffer set to
+	 * rcvbuf bytes if > 0; on failure print why, return -1.  NULL: the
+	 * backend has no events. */
+	int (*join)(struct cfnl *nl, const char *group, int rcvbuf);
 };
 
 extern const struct cfnl_backend cfnl_sock_backend;	/* nl_sock.c */
@@ -81,6 +85,7 @@ struct nl_msg *cfnl_msg(struct cfnl *nl, uint8_t cmd, int flags, size_t size);
 /* Through the backend: see struct cfnl_backend. */
 int cfnl_send(struct cfnl *nl, struct nl_msg *msg, uint32_t *seq);
 int cfnl_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg);
+int cfnl_join(struct cfnl *nl, const char *group, int rcvbuf);
 
 /* Pass the messages of one datagram of replies, buf[0..len), to cb. */
 void cfnl_dispatch(uint8_t *buf, size_t len, cfnl_cb cb, void *arg);

@@ -140,9 +140,38 @@ static int sock_recv(struct cfnl *nl, bool block, cfnl_cb cb, void *arg)
 	return 0;
 }
 
+static int sock_join(struct cfnl *nl, const char *group, int rcvbuf)
+{
+	int grp;
+
+	grp = genl_ctrl_resolve_grp(nl->sk, NF_CUCKOO_GENL_NAME, group);
+	if (grp == -NLE_OBJ_NOTFOUND) {
+		errmsg("the nf_cuckoo module has no multicast group \"%s\": it is older than interface version 5, which has events",
+		       group);
+		return -1;
+	} else if (grp < 0) {
+		errmsg("cannot resolve multicast group \"%s\": %s", group,
+		       nl_geterror(grp));
+		return -1;
+	}
+	if (rcvbuf > 0)
+		set_buf(nl->fd, SO_RCVBUFFORCE, SO_RCVBUF, rcvbuf);
+	if (setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+		       sizeof(grp)) < 0) {
+		if (errno == EPERM)
+			errmsg("joining the events group needs CAP_NET_ADMIN in the network namespace");
+		else
+			errmsg("cannot join multicast group \"%s\": %s", group,
+			       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 const struct cfnl_backend cfnl_sock_backend = {
 	.open = sock_open,
 	.close = sock_close,
 	.send = sock_send,
 	.recv = sock_recv,
+	.join = sock_join,
 };

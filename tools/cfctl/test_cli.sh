@@ -47,7 +47,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 echo "TAP version 13"
 bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..85"
+echo "1..89"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -138,6 +138,10 @@ img=$TMP/img
 good=$TMP/good
 for i in $(seq 1 300); do echo "udp 10.1.$((i / 256)).$((i % 256)):$i 192.0.2.1:53"; done >"$good"
 t "help build" 0 "Usage: cfctl build -f FILE -o IMAGE NAME" -- help build
+t "help monitor" 0 "Usage: cfctl monitor \[-j\] \[rcvbuf BYTES\]" -- help monitor
+t "the usage lists monitor" 0 "^  monitor \[-j\]" -- -h
+t "monitor with a stray word" 2 "^cfctl: monitor: usage: cfctl monitor" -- monitor bl
+t "monitor rcvbuf 0" 2 "^cfctl: monitor: rcvbuf: '0' is not a size" -- monitor rcvbuf 0
 t "the usage lists build" 0 "^  build -f FILE -o IMAGE NAME" -- -h
 t "the usage lists -o" 0 "^  -o IMAGE  " -- -h
 t "build without a name" 2 "^cfctl: build: missing filter name; usage: cfctl build -f FILE -o IMAGE NAME" -- build -f "$good" -o "$img"

@@ -40,7 +40,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((66 - 2 * real))"
+echo "1..$((70 - 6 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -280,5 +280,62 @@ CFCTL_FAKE_FAIL_AT=3 cf restore -f "$dir/rfail"
 	grep -qE "lines before 2 were applied \(0 entries added, 1 other command\)" <<<"$out"
 result $? "restore: a request refused by the kernel: what was applied is said"
 want_items r 0 "restore: refused batch: the filter created before it remains, empty"
+
+# Events: the fake appends what the module would multicast to
+# $CFCTL_FAKE_EVENTS, and monitor reads it back (then ends, status 0).
+export CFCTL_FAKE_EVENTS=$dir/events
+cf create m family ip key src capacity 10 seed 1
+cf add m src 10.0.0.1 src 10.0.0.2 src 10.0.0.3 src 10.0.0.4 src 10.0.0.5 \
+	src 10.0.0.6 src 10.0.0.7 src 10.0.0.8
+cf add m src 10.0.0.9
+cf -exist add m src 10.0.0.9
+cf del m src 10.0.0.1
+cf del m src 10.9.9.9
+cf set m action count
+cf flush m
+cf save -f "$dir/msave" m
+cf destroy m
+cf restore -f "$dir/msave"
+cf destroy m
+cat >"$dir/want" <<'EOF'
+new filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop
+add m 8 entries
+add m 1 entry
+load-high m stage 0 items 9 of capacity 10 (90.0%)
+del m 1 entry
+set filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count
+flush m
+del filter m
+restore filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count
+del filter m
+EOF
+cf monitor
+[ "$rc" = 0 ] && diff "$dir/want" - <<<"$out" >/dev/null
+result $? "monitor: one line per event, none for requests that changed nothing"
+cf monitor -j
+[ "$rc" = 0 ] && python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+assert [e["seq"] for e in ev] == list(range(1, 11)), ev
+assert [e["event"] for e in ev] == ["new", "add", "add", "load-high",
+    "del-entries", "set", "flush", "del", "restore", "del"], ev
+assert ev[1]["entries"] == 8 and ev[4]["entries"] == 1
+assert (ev[3]["stage"], ev[3]["items"], ev[3]["capacity"]) == (0, 9, 10)
+assert ev[5]["filter"]["action"] == "count" and "stats" not in ev[5]["filter"]
+' <<<"$out"
+result $? "monitor -j: numbered 1 to 10, with counts, stage and description"
+rm -f "$CFCTL_FAKE_EVENTS"
+cf create m family ip key src capacity 10 seed 1
+CFCTL_FAKE_EVENTS_DROP=2,3 cf add m src 10.0.0.1
+CFCTL_FAKE_EVENTS_DROP=2,3 cf flush m
+cf destroy m
+cf monitor
+[ "$rc" = 0 ] && [ "$(sed -n 2p <<<"$out")" = "lost 2 events" ] &&
+	[ "$(sed -n 3p <<<"$out")" = "del filter m" ]
+result $? "monitor: events lost on the way are counted from the gap"
+cf monitor -j
+[ "$rc" = 0 ] && sed -n 2p <<<"$out" | grep -qx '{"event":"lost","lost":2}'
+result $? "monitor -j: the loss as a line of its own"
+unset CFCTL_FAKE_EVENTS
 
 [ $failed = 0 ]

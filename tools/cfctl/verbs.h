@@ -20,6 +20,7 @@ int cmd_test(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 
 /* Build NF_CUCKOO_CMD_NEW (or, with an image, NF_CUCKOO_CMD_LOAD_BEGIN). */
 struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs);

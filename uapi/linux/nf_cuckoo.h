@@ -274,7 +274,9 @@
  * How many were lost: each event's nlmsg_seq is its namespace's event
  * counter, 1 for the first event and one more for each (modulo 2^32),
  * every event sent in that order, so a gap between two messages a
- * listener reads is the number it missed.
+ * listener reads is the number it missed.  Each event is sent after its
+ * change, but two requests that run at the same time (from two sockets)
+ * may have their events sent in the other order than their changes.
  *
  * Packet path
  * ===========
@@ -544,8 +546,9 @@ enum nf_cuckoo_entry_err {
  * @NF_CUCKOO_EVENT_FULL: an add was refused because the filter is full
  *	(NF_CUCKOO_ENTRY_E_FULL or NF_CUCKOO_ENTRY_E_QUOTA in BATCH_FAIL_REASON)
  * @NF_CUCKOO_EVENT_LOAD_HIGH: an add took the newest stage from below to at
- *	least NF_CUCKOO_LOAD_HIGH_PPM of its capacity; STAGE_INDEX, and
- *	STATS' ITEMS and LOAD_PPM of that stage in a STAGE nest
+ *	least NF_CUCKOO_LOAD_HIGH_PPM of its capacity (items, not slots:
+ *	the stage's LOAD_PPM is then lower); STAGE_INDEX and one STAGE nest
+ *	describe that stage
  * @NF_CUCKOO_EVENT_ADD: an ADD_ENTRIES request changed EVENT_COUNT entries
  *	(sent only when EVENT_COUNT > 0)
  * @NF_CUCKOO_EVENT_DEL_ENTRIES: a DEL_ENTRIES request removed EVENT_COUNT
