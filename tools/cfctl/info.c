@@ -431,8 +431,10 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Items: %" PRIu64 "\n", fi->st.items);
 	fputs("Load: ", f);
 	print_load(fi->st.load_ppm, f);
-	fprintf(f, " (%" PRIu64 " slots in %" PRIu64 " buckets)\n",
-		fi->st.slots, fi->st.nbuckets);
+	/* The kernel's load is the newest stage's, the one adds go to. */
+	fprintf(f, " (%s%" PRIu64 " slots in %" PRIu64 " buckets%s)\n",
+		fi->nstages > 1 ? "the newest stage's; " : "", fi->st.slots,
+		fi->st.nbuckets, fi->nstages > 1 ? " in all" : "");
 	fprintf(f, "Size in memory: %" PRIu64 " bytes (table %" PRIu64 ")\n",
 		fi->st.bytes, fi->st.table_bytes);
 	if (total_capacity(fi))
