@@ -134,10 +134,10 @@ cmp -s "$TMP/again.body" "$TMP/images" &&
 # Refused as add refuses, in the same words (but the verb's name), and
 # nothing written.
 for i in $(seq 1 200); do echo "udp 10.9.0.$((i % 256)):$i 192.0.2.1:53"; done >"$TMP/few"
-"$CFCTL" create full family ip capacity 8 bucket 2 kicks 10 seed 1
+"$CFCTL" create full family ip capacity 8 bucket 2 kicks 10 seed 1 nogrow
 run "$CFCTL" add -f "$TMP/few" full
 add_out=$OUT add_rc=$RC
-run "$CFCTL" build -f "$TMP/few" -o "$TMP/full.img" full family ip capacity 8 bucket 2 kicks 10 seed 1
+run "$CFCTL" build -f "$TMP/few" -o "$TMP/full.img" full family ip capacity 8 bucket 2 kicks 10 seed 1 nogrow
 b=$(sed 's/^cfctl: build: /cfctl: add: /; /was left as it was$/d' <<<"$OUT")
 [ "$add_rc" = 3 ] && [ "$RC" = 3 ] && [ "$b" = "$add_out" ] && [ ! -e "$TMP/full.img" ] &&
 	ok "a full filter: build says what add says, status 3, and writes nothing" ||

@@ -145,7 +145,7 @@ expect "del -f with an absent IPv6 entry on line 4001: that line is named" 3 \
 check "del -f: all 7000" "$CFCTL" del -f "$TMP/mixed" ft
 
 # A full filter: the batch that does not fit is undone entirely.
-"$CFCTL" create tiny capacity 16 bucket 2 kicks 10
+"$CFCTL" create tiny capacity 16 bucket 2 kicks 10 nogrow
 expect "add -f of 10000 entries to a filter of 16" 3 \
 	"^cfctl: add: line [0-9]+: .*full.*\(No space left on device\)" \
 	"$CFCTL" add -f "$TMP/e" tiny

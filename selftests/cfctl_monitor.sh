@@ -4,7 +4,8 @@
 # Events: `cfctl monitor` (text) and `cfctl monitor -j` running in the
 # background see exactly the events of create, add, del, set, flush,
 # save + restore, destroy, an add that takes a filter to 90% of its
-# capacity and one refused because it is full, with their counts and
+# capacity and one refused because it is full, a stage added when growth
+# is turned on, with their counts and
 # numbers (nlmsg_seq 1, 2, 3... without a gap); requests that change
 # nothing send nothing.  A listener in another network namespace receives
 # nothing of them; one without CAP_NET_ADMIN is refused.  A listener that
@@ -34,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$OTHER" || skip_all "cannot create network namespaces"
 
-plan 20
+plan 21
 
 # start FILE [CMD-PREFIX...] -- MONITOR ARGS: a monitor in the background.
 start() {
@@ -86,7 +87,7 @@ sleep 1
 "$CFCTL" save bl >"$TMP/save"
 "$CFCTL" destroy bl
 "$CFCTL" restore -f "$TMP/save"
-"$CFCTL" create tiny family ip key src capacity 10 seed 2
+"$CFCTL" create tiny family ip key src capacity 10 seed 2 nogrow
 "$CFCTL" add tiny src 10.1.0.1 src 10.1.0.2 src 10.1.0.3 src 10.1.0.4 \
 	src 10.1.0.5 src 10.1.0.6 src 10.1.0.7 src 10.1.0.8
 "$CFCTL" add tiny src 10.1.0.9 		# 9 of 10: load-high
@@ -94,6 +95,8 @@ sleep 1
 python3 -c 'print("\n".join("10.2.%d.%d" % (i // 256, i % 256) for i in range(1000)))' \
 	>"$TMP/many"
 "$CFCTL" add -f "$TMP/many" tiny 2>/dev/null	# full: refused whole
+"$CFCTL" set tiny grow
+"$CFCTL" add tiny src 10.3.0.1 		# at capacity: a stage first
 "$CFCTL" destroy tiny
 "$CFCTL" destroy bl
 sleep 2
@@ -113,6 +116,9 @@ add tiny 1
 load-high tiny 0 9 10
 add tiny 1
 full tiny
+set tiny
+stage tiny 1
+add tiny 1
 del tiny
 del bl
 EOF
@@ -135,6 +141,8 @@ for e in lines[last + 1:]:
         w.append(str(e["entries"]))
     if e["event"] == "load-high":
         w += [str(e["stage"]), str(e["items"]), str(e["capacity"])]
+    if e["event"] == "stage":
+        w.append(str(e["stage"]))
     f = e.get("filter")
     if e["event"] in ("new", "set", "restore"):
         if not f or f["name"] != e["name"] or "stats" in f or "seed" in f:
@@ -166,17 +174,19 @@ tcheck() {	# DESC REGEX: a line of the text monitor (after the probes)
 		not_ok "monitor: $1" "want /$2/ in:" "$(cat "$TMP/tt")"
 }
 tcheck "new filter, with its parameters" \
-	"^new filter bl family ip key src capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop$"
+	"^new filter bl family ip key src capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop grow factor 2 stages 8$"
 tcheck "add N entries" "^add bl 3 entries$"
 tcheck "del N entries" "^del bl 1 entry$"
-tcheck "set, with the new action" "^set filter bl family ip .* action count$"
+tcheck "set, with the new action" "^set filter bl family ip .* action count grow factor 2 stages 8$"
 tcheck "flush" "^flush bl$"
-tcheck "restore" "^restore filter bl family ip key src capacity 1000 .*action count$"
+tcheck "restore" "^restore filter bl family ip key src capacity 1000 .*action count grow factor 2 stages 8$"
 tcheck "load-high at 9 of capacity 10" "^load-high tiny stage 0 items 9 of capacity 10 \(90\.0%\)$"
 tcheck "full" "^full tiny$"
+tcheck "a stage, its capacity twice the first's and one bit more" \
+	"^stage tiny 1 capacity 20 items 1 .*fingerprint 13 "
 tcheck "del filter" "^del filter bl$"
-[ "$(grep -vc probe "$TMP/t")" = 16 ] && ok "monitor: 16 lines besides the probes', one per event" ||
-	not_ok "monitor: 16 lines besides the probes', one per event" "$(cat "$TMP/t")"
+[ "$(grep -vc probe "$TMP/t")" = 19 ] && ok "monitor: 19 lines besides the probes', one per event" ||
+	not_ok "monitor: 19 lines besides the probes', one per event" "$(cat "$TMP/t")"
 
 # The other namespace's monitor: its own probes only.
 if [ -s "$TMP/o" ] && ! grep -v '"name":"probe"' "$TMP/o" >/dev/null; then

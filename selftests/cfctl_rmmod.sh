@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rmmod with filters present, in several network namespaces, some with
-# entries and one being restored: the module unloads cleanly (no warning
+# entries, one grown to several stages and one being restored: the module
+# unloads cleanly (no warning
 # in the kernel log), cfctl then says the module is not loaded, and once
 # the module is back no filter survived.  Reloads the module afterwards.
 # Run it last.  TAP output.
@@ -36,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$A" || skip_all "cannot create network namespaces"
 
-plan 10
+plan 11
 
 MARK="cfctl_rmmod $$ $(date +%s%N)"
 echo "$MARK" >/dev/kmsg
@@ -46,8 +47,15 @@ echo "$MARK" >/dev/kmsg
 ip netns exec "$A" "$CFCTL" create there family ip6 key src hook output action mark 1
 ip netns exec "$A" "$CFCTL" add there src 2001:db8::1
 ip netns exec "$A" "$CFCTL" create idle capacity 1M disabled
+# A filter that grew: capacity 10 holding 1000 entries, in 7 stages.
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "udp 10.3.%d.%d:1 10.4.0.1:2\n", i / 256, i % 256 }' >"$TMP/grown"
+ip netns exec "$A" "$CFCTL" create grown capacity 10
+ip netns exec "$A" "$CFCTL" add -f "$TMP/grown" grown
 n=$({ "$CFCTL" list -n; ip netns exec "$A" "$CFCTL" list -n; } | wc -l)
-[ "$n" = 3 ] && ok "three filters in two namespaces" || not_ok "three filters in two namespaces" "$n"
+[ "$n" = 4 ] && ok "four filters in two namespaces" || not_ok "four filters in two namespaces" "$n"
+ns=$(ip netns exec "$A" "$CFCTL" -j show grown | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["stages"]))' 2>&1)
+[ "${ns:-0}" -gt 1 ] 2>/dev/null && ok "one of them grew to $ns stages" ||
+	not_ok "one of them grew to several stages" "$ns"
 
 # A restore left half way: a socket that began a load (NF_CUCKOO_CMD_LOAD_BEGIN
 # with a real image header) and holds it open.

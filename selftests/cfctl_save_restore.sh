@@ -56,9 +56,9 @@ diag "srcs: $fp of 3000 probes never added are false positives (8-bit fingerprin
 check "save" "$CFCTL" save -f "$TMP/saved"
 lines=$(grep -c . "$TMP/saved")
 diag "the save is $(wc -c <"$TMP/saved") bytes, $lines lines"
-if grep -q "^create five family inet key src,dst,sport,dport,proto capacity 20000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop image [A-Za-z0-9+/=]*$" "$TMP/saved" &&
-   grep -q "^create marked family inet key dport,proto capacity 65536 fingerprint 12 bucket 4 kicks 500 hook output priority -150 action mark 0x20/0xf0 invert disabled image " "$TMP/saved" &&
-   grep -q "^create bi family ip6 .* bucket 8 kicks 1000 .* bidirectional image " "$TMP/saved" &&
+if grep -q "^create five family inet key src,dst,sport,dport,proto capacity 20000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop grow factor 2 stages 8 image [A-Za-z0-9+/=]*$" "$TMP/saved" &&
+   grep -q "^create marked family inet key dport,proto capacity 65536 fingerprint 12 bucket 4 kicks 500 hook output priority -150 action mark 0x20/0xf0 invert disabled grow factor 2 stages 8 image " "$TMP/saved" &&
+   grep -q "^create bi family ip6 .* bucket 8 kicks 1000 .* bidirectional grow factor 2 stages 8 image " "$TMP/saved" &&
    grep -qE "^load five [0-9]+ [A-Za-z0-9+/=]+$" "$TMP/saved" &&
    grep -qE "^load empty 0 zero [0-9]+$" "$TMP/saved"; then
 	ok "the save has create lines with every parameter, and the tables as load lines"
@@ -170,7 +170,7 @@ run "$CFCTL" show five
 # A kernel refusal in the middle: everything before the failing batch is
 # applied, nothing after, and cfctl says so.
 {
-	echo "create small capacity 8 bucket 2 kicks 10"
+	echo "create small capacity 8 bucket 2 kicks 10 nogrow"
 	echo "create log family ip key src fingerprint 32"
 	echo "add log src 172.31.0.1"
 	for i in $(seq 0 4999); do echo "add small src 10.9.$((i / 256)).$((i % 256)) dst 10.8.0.1 sport 1 dport 2 proto udp"; done

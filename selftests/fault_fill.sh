@@ -3,7 +3,8 @@
 #
 # Full filters and memory limits.
 #  - A filter filled until an insert fails: the failing batch is refused
-#    whole ("the filter is full"), the filter holds at least its capacity,
+#    whole ("the filter is full": created nogrow, as one that grows adds a
+#    stage instead), the filter holds at least its capacity,
 #    every entry added before is still there, a delete makes room again,
 #    and its listed flow is still dropped.
 #  - The namespace's memory ceiling (module parameter netns_mem_max_mb,
@@ -52,7 +53,7 @@ gen() {
 
 # A fixed seed: the same table, so the same fill point, every run.
 CAP=2000
-cfq b create fill family ip capacity $CAP seed 0x5eed ||
+cfq b create fill family ip capacity $CAP seed 0x5eed nogrow ||
 	bail "cannot create the filter"
 echo "udp $A4:4001 $B4:5001" >"$SCRATCH/added"
 cfq b add -f "$SCRATCH/added" fill || bail "cannot add the listed flow"

@@ -74,11 +74,11 @@ static const struct verb verbs[] = {
 	  "         [fpr E | fingerprint BITS] [bucket 2|4|8] [semisort | nosemisort]\n"
 	  "         [kicks K] [seed S] [hook H] [priority P]\n"
 	  "         [action drop|count|mark VALUE[/MASK]] [bidirectional] [invert]\n"
-	  "         [disabled]",
+	  "         [disabled] [grow | nogrow] [factor F] [stages S]",
 	  "Create a filter.  Defaults: family inet (IPv4 and IPv6), key\n"
 	  "src,dst,sport,dport,proto, capacity 65536, fingerprint 12 bits,\n"
 	  "bucket 4, kicks 500, a random seed, hook prerouting, priority raw (-300),\n"
-	  "action drop.\n"
+	  "action drop, grow factor 2 stages 8.\n"
 	  "  FIELDS    comma-separated: src, dst, sport, dport, proto (or all)\n"
 	  "  N         items it must hold: 1000000, 1M, 64Ki ...\n"
 	  "  E         target false-positive rate: 0.001, 1e-4, 0.01% ...; the\n"
@@ -96,6 +96,17 @@ static const struct verb verbs[] = {
 	  "                 (needs both addresses or none, both ports or none)\n"
 	  "  invert    packets NOT in the filter match (an allow list)\n"
 	  "  disabled  create it disabled (see set)\n"
+	  "  grow      when the filter is full, add a stage: a table of F times the\n"
+	  "            capacity of the last, its fingerprint a bit longer, so that\n"
+	  "            the bound of the whole (show: Stages) stays under twice the\n"
+	  "            first stage's however much it grows.  A lookup asks every\n"
+	  "            stage, so each stage costs packets a little time.  nogrow: a\n"
+	  "            full filter refuses adds (\"the filter is full\")\n"
+	  "  F         growth factor, 2 to 8\n"
+	  "  S         most stages, 1 to 16 (capacity 1000 takes 255,000 items in\n"
+	  "            8 stages of factor 2; 16 stages take 65 million)\n"
+	  "A new stage is charged to the namespace's memory ceiling; one over it is\n"
+	  "refused and the add fails, nothing held lost.\n"
 	  "With -exist, an existing filter of that name is not an error.\n" },
 	{ "destroy", NULL, cmd_destroy,
 	  "destroy [NAME...]",
@@ -110,9 +121,10 @@ static const struct verb verbs[] = {
 	  "Show one filter, as list does.  -j: one JSON object.\n" },
 	{ "set", NULL, cmd_set,
 	  "set NAME [action drop|count|mark VALUE[/MASK]] [invert [on|off] | noinvert]\n"
-	  "         [enable | disable]",
-	  "Change what a filter does, keeping its entries.  Geometry, family,\n"
-	  "key, hook, priority and bidirectional are fixed at creation.\n" },
+	  "         [enable | disable] [grow | nogrow]",
+	  "Change what a filter does, keeping its entries.  grow or nogrow turns\n"
+	  "growth on or off (the stages it has stay).  Geometry, family, key, hook,\n"
+	  "priority, bidirectional, factor and stages are fixed at creation.\n" },
 	{ "flush", NULL, cmd_flush,
 	  "flush [NAME...]",
 	  "Remove every entry of the named filters, or of every filter.\n" },
@@ -133,7 +145,12 @@ static const struct verb verbs[] = {
 	  "Delete entries.  Deleting an entry that is not in the filter is an\n"
 	  "error (with -exist it is skipped).  Delete only what was added: a\n"
 	  "cuckoo filter cannot tell apart keys with the same fingerprint and\n"
-	  "buckets, so deleting a key never added may remove another one.\n\n"
+	  "buckets, so deleting a key never added may remove another one.\n"
+	  "A filter that grew refuses to delete an entry that more than one of\n"
+	  "its stages answers for (\"ambiguous\"; about its false-positive rate of\n"
+	  "the deletes, or an entry added again after it grew): one of them may\n"
+	  "be another entry's.  To remove such an entry, flush the filter and add\n"
+	  "the entries to keep again.\n\n"
 	  ENTRY_HELP },
 	{ "test", NULL, cmd_test,
 	  "test [-f FILE] NAME [ENTRY...]",
@@ -145,9 +162,10 @@ static const struct verb verbs[] = {
 	{ "save", NULL, cmd_save,
 	  "save [-f FILE] [NAME...]",
 	  "Print filters (all, or those named) as a stream for restore: a\n"
-	  "create line with every parameter and the saved image header, then\n"
-	  "the raw table as 'load NAME OFFSET BASE64' and 'load NAME OFFSET\n"
-	  "zero LENGTH' lines.  The keys themselves are not needed to restore.\n" },
+	  "create line with every parameter and the saved image header (one per\n"
+	  "stage of a filter that grew), then the raw table as 'load NAME OFFSET\n"
+	  "BASE64' and 'load NAME OFFSET zero LENGTH' lines.  The keys themselves\n"
+	  "are not needed to restore.\n" },
 	{ "restore", NULL, cmd_restore,
 	  "restore [-f FILE]",
 	  "Read a stream of commands (stdin by default): create, destroy, flush,\n"

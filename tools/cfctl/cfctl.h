@@ -109,6 +109,7 @@ enum {
 	HAVE_PRIORITY = 1 << 9, HAVE_ACTION = 1 << 10, HAVE_BIDIR = 1 << 11,
 	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
 	HAVE_ENCODING = 1 << 15, HAVE_PREFIXES = 1 << 16,
+	HAVE_GROW = 1 << 17, HAVE_FACTOR = 1 << 18, HAVE_STAGES = 1 << 19,
 };
 
 /* The most records of NF_CUCKOO_A_PREFIXES. */
@@ -132,15 +133,20 @@ struct filter_spec {
 	uint32_t mark, mark_mask;
 	bool mark_given;
 	bool bidir, invert, enabled;
-	uint8_t *image;		/* HAVE_IMAGE: the saved IMAGE_HEADER */
-	size_t image_len;
+	bool grow;		/* HAVE_GROW: grow (true) or nogrow */
+	uint8_t factor;		/* HAVE_FACTOR: growth factor */
+	uint8_t stages;		/* HAVE_STAGES: most stages */
+	/* HAVE_IMAGE: the saved IMAGE_HEADERs, one per stage, oldest first */
+	uint8_t *image[NF_CUCKOO_STAGES_MAX];
+	size_t image_len[NF_CUCKOO_STAGES_MAX];
+	size_t nimages;
 	/* HAVE_PREFIXES (restore): the saved counts of prefix lengths */
 	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
 	size_t nprefixes;
 };
 
 /* Parse create words (after NAME); for_set: only what `set` may change;
- * allow_image: the restore-only `image` word. */
+ * allow_image: the restore-only `image` word (once per stage). */
 int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		      bool allow_image, char *err, size_t errlen);
 void filter_spec_free(struct filter_spec *fs);

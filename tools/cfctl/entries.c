@@ -34,8 +34,29 @@ static const char *reason_text(uint32_t why)
 		return "the filter is full";
 	case NF_CUCKOO_ENTRY_E_NOENT:
 		return "the entry is not in the filter";
+	case NF_CUCKOO_ENTRY_E_PREFIXES:
+		return "more combinations of prefix lengths than a filter holds";
+	case NF_CUCKOO_ENTRY_E_AMBIGUOUS:
+		return "the entry is in more than one stage of the filter and its own copy cannot be told: not deleted";
+	case NF_CUCKOO_ENTRY_E_QUOTA:
+		return "the filter is full and a new stage would exceed a memory ceiling (netns_mem_max_mb or mem_max_mb)";
 	}
 	return NULL;
+}
+
+/*
+ * What to do about a refusal of a filter that grows: the kernel's words
+ * say what happened, and its errno's text ("Name not unique on network",
+ * "Disk quota exceeded") misleads.
+ */
+static void reason_hint(const struct op *op)
+{
+	if (op->r_fail_reason == NF_CUCKOO_ENTRY_E_AMBIGUOUS)
+		errmsg("a filter that grew cannot delete an entry that more than one of its stages answers for (one may be another entry's): to remove it, 'cfctl flush %s' and add the entries to keep again",
+		       op->name);
+	else if (op->r_fail_reason == NF_CUCKOO_ENTRY_E_QUOTA)
+		errmsg("what %s holds is kept; raise the ceiling (/sys/module/nf_cuckoo/parameters/netns_mem_max_mb, mem_max_mb) or free memory (delete entries, destroy filters) to add more",
+		       op->name);
 }
 
 static bool is_batch(uint8_t cmd)
@@ -132,6 +153,8 @@ void report_failure(struct opq *q, int err, const char *unit,
 	else
 		snprintf(what, sizeof(what), "%s %" PRIu32, unit, line);
 	errmsg("%s: %s", what, why);
+	if (have_idx)
+		reason_hint(op);
 	if (op->err.err == -EUCLEAN && op->has_result)
 		errmsg("the kernel could not undo the batch of %ss %" PRIu32 "-%" PRIu32 ": %" PRIu32 " of its entries remain applied",
 		       unit, op->lines[0], op->lines[op->n - 1], op->r_done);

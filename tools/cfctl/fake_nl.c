@@ -5,8 +5,10 @@
  * module does (kmod/netlink.c): the same checks, errnos, extended-ack
  * messages and offsets, batch replies, dumps ending in DONE, all-or-nothing
  * batches, SAVE images and LOAD_* with their aborts.  The filters
- * themselves are the real core, kmod/cuckoo.c, built in userspace, keyed
- * as kmod/flowkey.c keys entries.
+ * themselves are the real core, kmod/cuckoo.c and its stages,
+ * kmod/cuckoo_stages.c, used as kmod/filter.c uses them (growth, deletes
+ * from the one stage that holds a key, exact undo, flush to one stage),
+ * built in userspace, keyed as kmod/flowkey.c keys entries.
  *
  * Two backends share it:
  *   fake_nl_backend       cfctl_fake and the fuzz targets: the tests'
@@ -30,9 +32,11 @@
  *   CFCTL_FAKE_EVENTS_DROP=N,M...  events of those numbers are lost on
  *                          their way, as for a listener that read too
  *                          slowly (kept in FILE as NOOP messages).
+ *   CFCTL_FAKE_MEM_MAX=N   fake_mem_max, in bytes.
  * What it does not model: the packet path (statistics stay 0), several
  * sockets (every load is this socket's), ENOBUFS, per-namespace memory (one
- * ceiling, fake_mem_max, on each filter), nested
+ * ceiling, fake_mem_max, on each filter, its stages together; a stage
+ * over it is refused as over netns_mem_max_mb), nested
  * NF_CUCKOO_A_ENTRY entries (cfctl sends packed ones; refused here with
  * EOPNOTSUPP), and lost replies.
  */
@@ -45,7 +49,7 @@
 
 #include "nl.h"
 #include "fake_nl.h"
-#include "cuckoo.h"
+#include "cuckoo_stages.h"
 
 #define NF_CUCKOO_STR_(x)	#x
 #define NF_CUCKOO_STR(x)	NF_CUCKOO_STR_(x)
@@ -75,7 +79,7 @@ struct fake_cfg {
 struct fake_filter {
 	struct fake_filter *next;
 	struct fake_cfg c;
-	struct cuckoo_filter *cf;
+	struct cf_stages st;	/* nfcf_filter::st, with its struct cf_grow */
 	bool loading;
 	uint64_t load_off, load_total;
 };
@@ -259,7 +263,7 @@ static void unlink_filter(struct fake_filter *f)
 			*pp = f->next;
 			break;
 		}
-	cf_free(f->cf);
+	cf_stages_free(&f->st);
 	free(f);
 }
 
@@ -290,6 +294,8 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_CHUNK_OFFSET] = T_U64, [NF_CUCKOO_A_CHUNK_DATA] = T_BIN,
 	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
 	[NF_CUCKOO_A_ENCODING] = T_U8, [NF_CUCKOO_A_PREFIXES] = T_BIN,
+	[NF_CUCKOO_A_GROW] = T_U8, [NF_CUCKOO_A_GROW_FACTOR] = T_U8,
+	[NF_CUCKOO_A_STAGES_MAX] = T_U8,
 };
 
 #define B(a)	(1ULL << NF_CUCKOO_A_##a)
@@ -297,13 +303,15 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 		 B(BIDIRECTIONAL) | B(ACTION) | B(MARK) | B(MARK_MASK) | \
 		 B(INVERT) | B(ENABLED))
 #define ENTRIES	(B(NAME) | B(ENTRY) | B(ENTRIES_IPV4) | B(ENTRIES_IPV6))
+#define GROWTH	(B(GROW) | B(GROW_FACTOR) | B(STAGES_MAX))
 
 static uint64_t allowed(uint8_t cmd)
 {
 	switch (cmd) {
 	case NF_CUCKOO_CMD_NEW:
 		return PACKET | B(CAPACITY) | B(FP_BITS) | B(FPR) |
-		       B(BUCKET_SIZE) | B(ENCODING) | B(MAX_KICKS) | B(SEED);
+		       B(BUCKET_SIZE) | B(ENCODING) | B(MAX_KICKS) | B(SEED) |
+		       GROWTH;
 	case NF_CUCKOO_CMD_DEL:
 	case NF_CUCKOO_CMD_GET:
 	case NF_CUCKOO_CMD_FLUSH:
@@ -312,14 +320,14 @@ static uint64_t allowed(uint8_t cmd)
 		return B(NAME);
 	case NF_CUCKOO_CMD_SET:
 		return B(NAME) | B(ACTION) | B(MARK) | B(MARK_MASK) |
-		       B(INVERT) | B(ENABLED);
+		       B(INVERT) | B(ENABLED) | B(GROW);
 	case NF_CUCKOO_CMD_ADD_ENTRIES:
 	case NF_CUCKOO_CMD_DEL_ENTRIES:
 		return ENTRIES | B(BATCH_FLAGS);
 	case NF_CUCKOO_CMD_TEST_ENTRIES:
 		return ENTRIES;
 	case NF_CUCKOO_CMD_LOAD_BEGIN:
-		return PACKET | B(IMAGE_HEADER) | B(PREFIXES);
+		return PACKET | B(IMAGE_HEADER) | B(PREFIXES) | GROWTH;
 	case NF_CUCKOO_CMD_LOAD_CHUNK:
 		return B(NAME) | B(CHUNK_OFFSET) | B(CHUNK_DATA);
 	}
@@ -395,7 +403,16 @@ static int check_range(struct req *r, int t, const struct nlattr *a)
 	case NF_CUCKOO_A_BIDIRECTIONAL:
 	case NF_CUCKOO_A_INVERT:
 	case NF_CUCKOO_A_ENABLED:
+	case NF_CUCKOO_A_GROW:
 		if (v > 1)
+			goto range;
+		break;
+	case NF_CUCKOO_A_GROW_FACTOR:
+		if (v < NF_CUCKOO_GROW_FACTOR_MIN || v > NF_CUCKOO_GROW_FACTOR_MAX)
+			goto range;
+		break;
+	case NF_CUCKOO_A_STAGES_MAX:
+		if (v < 1 || v > NF_CUCKOO_STAGES_MAX)
 			goto range;
 		break;
 	case NF_CUCKOO_A_BATCH_FLAGS:
@@ -594,6 +611,20 @@ static int parse_cfg(struct req *r, struct fake_cfg *c)
 	return 0;
 }
 
+/* nfcf_parse_cfg(): how the filter grows. */
+static struct cf_grow parse_grow(struct req *r)
+{
+	struct nlattr **a = r->tb;
+
+	return (struct cf_grow){
+		.grow = a32(a[NF_CUCKOO_A_GROW], 1),
+		.factor = (uint8_t)a32(a[NF_CUCKOO_A_GROW_FACTOR],
+				       NF_CUCKOO_GROW_FACTOR_DEFAULT),
+		.max_stages = (uint8_t)a32(a[NF_CUCKOO_A_STAGES_MAX],
+					   NF_CUCKOO_STAGES_DEFAULT),
+	};
+}
+
 /* ---- commands ---- */
 
 static void fake_event(uint8_t ev, const struct fake_filter *f,
@@ -602,8 +633,10 @@ static void fake_event(uint8_t ev, const struct fake_filter *f,
 static int cmd_new(struct req *r)
 {
 	struct nlattr **a = r->tb;
+	struct cuckoo_filter *cf;
 	struct fake_filter *f;
 	struct cf_params p = { 0 };
+	struct cf_grow g = parse_grow(r);
 	struct fake_cfg c;
 	int err;
 
@@ -653,11 +686,12 @@ static int cmd_new(struct req *r)
 		return req_err(r, a[NF_CUCKOO_A_CAPACITY], -EDQUOT,
 			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
 	f = calloc(1, sizeof(*f));
-	if (!f || cf_create(&f->cf, &p)) {
+	if (!f || cf_create(&cf, &p)) {
 		free(f);
 		return req_err(r, NULL, -ENOMEM,
 			       "nf_cuckoo: cannot allocate the filter's memory");
 	}
+	cf_stages_init(&f->st, cf, &g);
 	f->c = c;
 	insert(f);
 	fake_event(NF_CUCKOO_EVENT_NEW, f, 0);
@@ -684,29 +718,43 @@ static void put_prefixes(struct nl_msg *m, const struct fake_filter *f)
 		nla_put(m, NF_CUCKOO_A_PREFIXES, (int)(n * sizeof(pc[0])), pc);
 }
 
-/* nfcf_filter_fpr_ppb(): 2b / 2^f, rounded up. */
-static uint32_t fpr_ppb(const struct cf_params *p)
+/* nfcf_put_stage() */
+static void put_stage(struct nl_msg *m, const struct cuckoo_filter *cf)
 {
-	uint64_t fpr = ((2ULL * p->bucket_size * NF_CUCKOO_FPR_SCALE) +
-			(1ULL << p->fp_bits) - 1) >> p->fp_bits;
+	struct nlattr *n = nla_nest_start(m, NF_CUCKOO_A_STAGE);
+	struct cf_params p;
+	struct cf_stats st;
 
-	return fpr > NF_CUCKOO_FPR_SCALE ? NF_CUCKOO_FPR_SCALE : (uint32_t)fpr;
+	cf_get_params(cf, &p);
+	cf_get_stats(cf, &st);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_CAPACITY, p.capacity);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_ITEMS, st.count);
+	nla_put_u32(m, NF_CUCKOO_STAGE_A_LOAD_PPM, st.load_ppm);
+	nla_put_u8(m, NF_CUCKOO_STAGE_A_FP_BITS, p.fp_bits);
+	nla_put_u64(m, NF_CUCKOO_STAGE_A_BYTES, st.bytes);
+	nla_put_u32(m, NF_CUCKOO_STAGE_A_FPR,
+		    cf_fpr_bound_ppb(p.fp_bits, p.bucket_size));
+	nla_put_u8(m, NF_CUCKOO_STAGE_A_VICTIM, st.victim);
+	nla_nest_end(m, n);
 }
 
+/* nfcf_put_filter(): the geometry is the first stage's. */
 static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 		       bool stats)
 {
 	struct cf_params p;
 	struct cf_stats st;
 	struct nlattr *n;
+	uint32_t i;
 
-	cf_get_params(f->cf, &p);
+	cf_get_params(f->st.stage[0], &p);
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
 	nla_put_u8(m, NF_CUCKOO_A_FAMILY, f->c.families);
 	nla_put_u32(m, NF_CUCKOO_A_KEY_FIELDS, f->c.fields);
 	nla_put_u64(m, NF_CUCKOO_A_CAPACITY, p.capacity);
 	nla_put_u8(m, NF_CUCKOO_A_FP_BITS, p.fp_bits);
-	nla_put_u32(m, NF_CUCKOO_A_FPR, fpr_ppb(&p));
+	nla_put_u32(m, NF_CUCKOO_A_FPR,
+		    cf_fpr_bound_ppb(p.fp_bits, p.bucket_size));
 	nla_put_u8(m, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size);
 	nla_put_u8(m, NF_CUCKOO_A_ENCODING, p.encoding);
 	nla_put_u16(m, NF_CUCKOO_A_MAX_KICKS, p.max_kicks);
@@ -720,9 +768,12 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u8(m, NF_CUCKOO_A_INVERT, f->c.invert);
 	nla_put_u8(m, NF_CUCKOO_A_ENABLED, f->c.enabled);
 	put_prefixes(m, f);
+	nla_put_u8(m, NF_CUCKOO_A_GROW, f->st.g.grow);
+	nla_put_u8(m, NF_CUCKOO_A_GROW_FACTOR, f->st.g.factor);
+	nla_put_u8(m, NF_CUCKOO_A_STAGES_MAX, f->st.g.max_stages);
 	if (!stats)
 		return;
-	cf_get_stats(f->cf, &st);
+	cf_stages_stats(&f->st, &st);
 	n = nla_nest_start(m, NF_CUCKOO_A_STATS);
 	nla_put_u64(m, NF_CUCKOO_STATS_A_ITEMS, st.count);
 	nla_put_u32(m, NF_CUCKOO_STATS_A_LOAD_PPM, st.load_ppm);
@@ -736,29 +787,12 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_DROPPED, 0);
 	nla_put_u64(m, NF_CUCKOO_STATS_A_PKT_MARKED, 0);
 	nla_nest_end(m, n);
+	for (i = 0; i < f->st.n; i++)
+		put_stage(m, f->st.stage[i]);
+	nla_put_u32(m, NF_CUCKOO_A_FPR_TOTAL, cf_stages_fpr_ppb(&f->st));
 }
 
 /* ---- events (kmod/events.c) ---- */
-
-/* nfcf_nl_put_stage(): the one table, stage 0. */
-static void put_stage(struct nl_msg *m, const struct fake_filter *f)
-{
-	struct cf_params p;
-	struct cf_stats st;
-	struct nlattr *n;
-
-	cf_get_params(f->cf, &p);
-	cf_get_stats(f->cf, &st);
-	n = nla_nest_start(m, NF_CUCKOO_A_STAGE);
-	nla_put_u64(m, NF_CUCKOO_STAGE_A_CAPACITY, p.capacity);
-	nla_put_u64(m, NF_CUCKOO_STAGE_A_ITEMS, st.count);
-	nla_put_u32(m, NF_CUCKOO_STAGE_A_LOAD_PPM, st.load_ppm);
-	nla_put_u8(m, NF_CUCKOO_STAGE_A_FP_BITS, p.fp_bits);
-	nla_put_u64(m, NF_CUCKOO_STAGE_A_BYTES, st.bytes);
-	nla_put_u32(m, NF_CUCKOO_STAGE_A_FPR, fpr_ppb(&p));
-	nla_put_u8(m, NF_CUCKOO_STAGE_A_VICTIM, st.victim);
-	nla_nest_end(m, n);
-}
 
 /* Is event number seq in $CFCTL_FAKE_EVENTS_DROP? */
 static bool event_dropped(uint32_t seq)
@@ -809,11 +843,13 @@ static void fake_event(uint8_t ev, const struct fake_filter *f,
 		put_filter(m, f, false);
 	} else {
 		nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
-		if (count)
+		if (ev == NF_CUCKOO_EVENT_LOAD_HIGH ||
+		    ev == NF_CUCKOO_EVENT_STAGE) {
+			/* count: the stage's index */
+			nla_put_u8(m, NF_CUCKOO_A_STAGE_INDEX, (uint8_t)count);
+			put_stage(m, f->st.stage[count]);
+		} else if (count) {
 			nla_put_u32(m, NF_CUCKOO_A_EVENT_COUNT, count);
-		if (ev == NF_CUCKOO_EVENT_LOAD_HIGH) {
-			nla_put_u8(m, NF_CUCKOO_A_STAGE_INDEX, 0);
-			put_stage(m, f);
 		}
 	}
 	if (event_dropped(seq))
@@ -824,14 +860,25 @@ static void fake_event(uint8_t ev, const struct fake_filter *f,
 	nlmsg_free(m);
 }
 
-/* nfcf_event_batch() */
+/*
+ * nfcf_event_batch(): STAGE for each stage the batch made, ADD or
+ * DEL_ENTRIES, FULL, LOAD_HIGH of the newest stage (@before: its items
+ * before the batch, if it was newest then).
+ */
 static void fake_event_batch(struct req *r, const struct fake_filter *f,
-			     uint32_t done, uint32_t why, uint64_t before)
+			     uint32_t done, uint32_t why, uint32_t stages,
+			     uint64_t before)
 {
-	struct cf_params p;
+	const struct cuckoo_filter *newest = f->st.stage[f->st.n - 1];
 	bool add = r->cmd == NF_CUCKOO_CMD_ADD_ENTRIES;
+	struct cf_params p;
 	uint64_t mark;
+	uint32_t i;
 
+	for (i = stages; add && i < f->st.n; i++)
+		fake_event(NF_CUCKOO_EVENT_STAGE, f, i);
+	if (stages != f->st.n)
+		before = 0;
 	if (done)
 		fake_event(add ? NF_CUCKOO_EVENT_ADD :
 				 NF_CUCKOO_EVENT_DEL_ENTRIES, f, done);
@@ -839,10 +886,10 @@ static void fake_event_batch(struct req *r, const struct fake_filter *f,
 		return;
 	if (why == NF_CUCKOO_ENTRY_E_FULL || why == NF_CUCKOO_ENTRY_E_QUOTA)
 		fake_event(NF_CUCKOO_EVENT_FULL, f, 0);
-	cf_get_params(f->cf, &p);
+	cf_get_params(newest, &p);
 	mark = p.capacity * NF_CUCKOO_LOAD_HIGH_PPM;
-	if (before * 1000000 < mark && cf_count(f->cf) * 1000000 >= mark)
-		fake_event(NF_CUCKOO_EVENT_LOAD_HIGH, f, 0);
+	if (before * 1000000 < mark && cf_count(newest) * 1000000 >= mark)
+		fake_event(NF_CUCKOO_EVENT_LOAD_HIGH, f, f->st.n - 1);
 }
 
 static int cmd_get(struct req *r, bool dump)
@@ -891,9 +938,10 @@ static int cmd_set(struct req *r)
 		return err;
 	if (!a[NF_CUCKOO_A_ACTION] && !a[NF_CUCKOO_A_MARK] &&
 	    !a[NF_CUCKOO_A_MARK_MASK] && !a[NF_CUCKOO_A_INVERT] &&
-	    !a[NF_CUCKOO_A_ENABLED])
+	    !a[NF_CUCKOO_A_ENABLED] && !a[NF_CUCKOO_A_GROW])
 		return req_err(r, NULL, -EINVAL,
-			       "nf_cuckoo: nothing to change: give ACTION, MARK, MARK_MASK, INVERT or ENABLED");
+			       "nf_cuckoo: nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED or GROW");
+	f->st.g.grow = a32(a[NF_CUCKOO_A_GROW], f->st.g.grow);
 	f->c.action = (uint8_t)a32(a[NF_CUCKOO_A_ACTION], f->c.action);
 	f->c.mark = a32(a[NF_CUCKOO_A_MARK], f->c.mark);
 	f->c.mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], f->c.mark_mask);
@@ -909,7 +957,9 @@ static int cmd_flush(struct req *r)
 	int err = get_filter(r, false, &f);
 
 	if (!err) {
-		cf_clear(f->cf);
+		/* nfcf_filter_flush(): back to the first stage. */
+		cf_stages_flush(&f->st);
+		cf_stages_reap(&f->st);
 		f->c.ncombo[0] = f->c.ncombo[1] = 0;
 		fake_event(NF_CUCKOO_EVENT_FLUSH, f, 0);
 	}
@@ -1071,7 +1121,7 @@ static bool lookup(struct fake_filter *f, const struct nf_cuckoo_flow_key *k)
 	unsigned int fi = FAM_IDX(k->family), n, i = 0, m = 1;
 
 	if (k->src_plen || k->dst_plen || !k->family || !f->c.ncombo[fi])
-		return cf_contains(f->cf, k, sizeof(*k));
+		return cf_stages_contains(&f->st, k, sizeof(*k));
 	n = f->c.ncombo[fi];
 	keys[0] = *k;
 	for (;;) {
@@ -1080,7 +1130,7 @@ static bool lookup(struct fake_filter *f, const struct nf_cuckoo_flow_key *k)
 			key_prefix(&keys[m], f->c.combo[fi][i].s,
 				   f->c.combo[fi][i].d);
 		}
-		if (cf_contains_any(f->cf, keys, sizeof(*k), m))
+		if (cf_stages_contains_any(&f->st, keys, sizeof(*k), m))
 			return true;
 		if (i == n)
 			return false;
@@ -1092,6 +1142,7 @@ struct batch {
 	struct nf_cuckoo_flow_key *keys;
 	const struct nlattr **where;	/* the attribute of each entry */
 	uint8_t *bits;
+	uint8_t *stage_of;		/* the stage of each entry applied */
 	uint32_t n, done, skipped, hits, fail_index, why;
 };
 
@@ -1166,12 +1217,34 @@ static int batch_packed(struct req *r, struct batch *b, const struct nlattr *a,
 	return 0;
 }
 
+/* nfcf_errno_to_why() */
 static int batch_errno_why(int err)
 {
 	return err == -ENOSPC ? NF_CUCKOO_ENTRY_E_FULL :
 	       err == -ENOENT ? NF_CUCKOO_ENTRY_E_NOENT :
 	       err == -EOVERFLOW ? NF_CUCKOO_ENTRY_E_PREFIXES :
+	       err == -ENOTUNIQ ? NF_CUCKOO_ENTRY_E_AMBIGUOUS :
+	       err == -EDQUOT ? NF_CUCKOO_ENTRY_E_QUOTA :
+	       err == -ENOMEM ? NF_CUCKOO_ENTRY_E_FULL :
 				NF_CUCKOO_ENTRY_E_MALFORMED;
+}
+
+/*
+ * nfcf_filter_new_stage(): a new stage, charged to the ceiling with the
+ * filter's other stages before it is made.
+ */
+static int new_stage(void *ctx, const struct cf_params *p,
+		     struct cuckoo_filter **out)
+{
+	struct fake_filter *f = ctx;
+	uint64_t held = 0;
+	uint32_t i;
+
+	for (i = 0; i < f->st.n; i++)
+		held += cf_bytes(f->st.stage[i]);
+	if (held > mem_max() || cf_params_bytes(p) > mem_max() - held)
+		return -EDQUOT;
+	return cf_create(out, p);
 }
 
 /*
@@ -1180,12 +1253,12 @@ static int batch_errno_why(int err)
  */
 static int batch_one(struct fake_filter *f,
 		     const struct nf_cuckoo_flow_key *k, uint32_t flags,
-		     bool del)
+		     bool del, uint8_t *stage)
 {
-	struct cuckoo_filter *cf = f->cf;
 	bool prefix = k->src_plen || k->dst_plen;
 	struct fake_combo *c = NULL;
 	const size_t kl = sizeof(*k);
+	uint32_t at = 0;
 	int err;
 
 	if (del) {
@@ -1194,7 +1267,8 @@ static int batch_one(struct fake_filter *f,
 		if (prefix && (!c || !c->count))
 			err = -ENOENT;
 		else
-			err = cf_delete(cf, k, kl);
+			err = cf_stages_delete(&f->st, k, kl, &at);
+		*stage = (uint8_t)at;
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
 		if (!err && c)
@@ -1206,10 +1280,9 @@ static int batch_one(struct fake_filter *f,
 		if (err)
 			return err;
 	}
-	if (!(flags & NF_CUCKOO_BATCH_F_UNIQUE))
-		err = cf_add(cf, k, kl);
-	else
-		err = cf_add_unique(cf, k, kl);
+	err = cf_stages_add(&f->st, k, kl, flags & NF_CUCKOO_BATCH_F_UNIQUE,
+			    new_stage, f, &at);
+	*stage = (uint8_t)at;
 	if (!err && c)
 		c->count++;
 	return err == -EEXIST ? 1 : err;
@@ -1219,13 +1292,12 @@ static int batch_one(struct fake_filter *f,
 static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 		       uint32_t flags, bool del)
 {
-	struct cuckoo_filter *cf = f->cf;
 	const size_t kl = sizeof(struct nf_cuckoo_flow_key);
 	uint32_t i, j;
 	int err = 0;
 
 	for (i = 0; i < b->n; i++) {
-		err = batch_one(f, &b->keys[i], flags, del);
+		err = batch_one(f, &b->keys[i], flags, del, &b->stage_of[i]);
 		if (err > 0) {
 			b->skipped++;
 			err = 0;
@@ -1246,8 +1318,11 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 	for (j = i; j-- > 0;) {
 		if (!(b->bits[j / 8] & (1 << (j % 8))))
 			continue;
-		if (del ? cf_add(cf, &b->keys[j], kl) :
-			  cf_delete(cf, &b->keys[j], kl)) {
+		/* nfcf_batch_undo(): exact, in the stage of each entry */
+		if (del ? cf_stages_add_at(&f->st, b->stage_of[j], &b->keys[j],
+					   kl) :
+			  cf_stages_delete_at(&f->st, b->stage_of[j],
+					      &b->keys[j], kl)) {
 			combo_retire(&f->c);
 			return req_err(r, b->where[i], -EUCLEAN,
 				       "entry failed and the batch could not be fully undone: BATCH_DONE entries remain");
@@ -1256,11 +1331,20 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 		b->done--;
 	}
 	combo_retire(&f->c);
+	/* nfcf_batch_errmsg() */
+	if (err == -ENOMEM)
+		return req_err(r, b->where[i], err, "out of memory: batch undone");
 	if (b->why == NF_CUCKOO_ENTRY_E_FULL)
 		return req_err(r, b->where[i], err, "filter is full: batch undone");
 	if (b->why == NF_CUCKOO_ENTRY_E_PREFIXES)
 		return req_err(r, b->where[i], err,
 			       "more than NF_CUCKOO_PREFIXES_MAX combinations of prefix lengths of the entry's family: batch undone");
+	if (b->why == NF_CUCKOO_ENTRY_E_AMBIGUOUS)
+		return req_err(r, b->where[i], err,
+			       "entry is in more than one stage and its own copy cannot be told: not deleted (flush and add again to remove it): batch undone");
+	if (b->why == NF_CUCKOO_ENTRY_E_QUOTA)
+		return req_err(r, b->where[i], err,
+			       "filter is full and a new stage would exceed the network namespace's memory ceiling (netns_mem_max_mb): batch undone");
 	return req_err(r, b->where[i], err,
 		       "entry is not in the filter: batch undone");
 }
@@ -1306,7 +1390,8 @@ static int cmd_entries(struct req *r)
 	b.keys = calloc(count, sizeof(*b.keys));
 	b.where = calloc(count, sizeof(*b.where));
 	b.bits = calloc((count + 7) / 8, 1);
-	if (!b.keys || !b.where || !b.bits)
+	b.stage_of = calloc(count, 1);
+	if (!b.keys || !b.where || !b.bits || !b.stage_of)
 		abort();
 	nla_for_each_attr(a, attrs, len, rem) {
 		if (nla_type(a) != NF_CUCKOO_A_ENTRIES_IPV4 &&
@@ -1326,11 +1411,12 @@ static int cmd_entries(struct req *r)
 			}
 		b.done = b.n;
 	} else if (!err) {
-		uint64_t before = cf_count(f->cf);
+		uint32_t stages = f->st.n;
+		uint64_t before = cf_count(f->st.stage[stages - 1]);
 
 		err = batch_apply(r, &b, f, flags,
 				  r->cmd == NF_CUCKOO_CMD_DEL_ENTRIES);
-		fake_event_batch(r, f, b.done, b.why, before);
+		fake_event_batch(r, f, b.done, b.why, stages, before);
 	}
 	m = reply(r, r->cmd, 0, 4096 + count / 8);
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
@@ -1349,6 +1435,7 @@ static int cmd_entries(struct req *r)
 	free(b.keys);
 	free(b.where);
 	free(b.bits);
+	free(b.stage_of);
 	return err;
 }
 
@@ -1364,34 +1451,35 @@ static int cmd_save(struct req *r)
 {
 	struct fake_filter *f;
 	struct cf_image img;
-	struct cf_stats st;
 	struct nl_msg *m;
 	struct nlattr *d;
-	uint64_t off = 0, len;
+	uint64_t off = 0, len, table_bytes;
 	unsigned int i = 0;
 	int err;
 
 	err = get_filter(r, false, &f);
 	if (err)
 		return err;
-	cf_export_header(f->cf, &img);
-	cf_get_stats(f->cf, &st);
+	/* nfcf_save_header(): an image header per stage, oldest first. */
+	table_bytes = cf_stages_table_bytes(&f->st);
 	m = reply(r, NF_CUCKOO_CMD_SAVE, NLM_F_MULTI, 4096);
 	put_filter(m, f, false);
-	nla_put(m, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img);
-	nla_put_u64(m, NF_CUCKOO_A_IMAGE_TABLE_BYTES, st.table_bytes);
+	for (i = 0; i < f->st.n; i++) {
+		cf_export_header(f->st.stage[i], &img);
+		nla_put(m, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img);
+	}
+	nla_put_u64(m, NF_CUCKOO_A_IMAGE_TABLE_BYTES, table_bytes);
 	queue_msg(m, true);
-	while (off < st.table_bytes) {
+	for (i = 0; off < table_bytes; off += len) {
 		len = save_chunk_len(i++);
-		if (len > st.table_bytes - off)
-			len = st.table_bytes - off;
+		if (len > table_bytes - off)
+			len = table_bytes - off;
 		m = reply(r, NF_CUCKOO_CMD_SAVE, NLM_F_MULTI, len + 256);
 		nla_put_u64(m, NF_CUCKOO_A_CHUNK_OFFSET, off);
 		d = nla_reserve(m, NF_CUCKOO_A_CHUNK_DATA, (int)len);
-		if (!d || cf_export_table(f->cf, off, nla_data(d), len))
+		if (!d || cf_stages_export(&f->st, off, nla_data(d), len))
 			abort();
 		queue_msg(m, true);
-		off += len;
 	}
 	return 0;
 }
@@ -1439,65 +1527,127 @@ bad:
 		       "prefix counts do not fit the filter: a combination of lengths its key, family or bound refuses, given twice, or counting 0");
 }
 
-static int cmd_load_begin(struct req *r)
+/* nfcf_load_image(): one IMAGE_HEADER of a LOAD_BEGIN, checked. */
+static int load_image(struct req *r, const struct nlattr *ha,
+		      struct cf_image *img, struct cf_params *p)
 {
-	const struct nlattr *ha = r->tb[NF_CUCKOO_A_IMAGE_HEADER];
-	struct fake_filter *f;
-	struct cf_image img;
-	struct fake_cfg c;
-	int err;
-
-	err = parse_cfg(r, &c);
-	if (err)
-		return err;
-	if (!ha) {
-		r->miss = NF_CUCKOO_A_IMAGE_HEADER;
-		return req_err(r, NULL, -EINVAL,
-			       "nf_cuckoo: missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
-	}
-	if (nla_len(ha) != sizeof(img))
+	if (nla_len(ha) != sizeof(*img))
 		return req_err(r, ha, -EINVAL,
 			       "image header has the wrong length (saved by another version?)");
-	memcpy(&img, nla_data(ha), sizeof(img));
-	if (img.magic == CF_IMAGE_MAGIC &&
-	    (img.version < CF_IMAGE_VERSION_MIN || img.version > CF_IMAGE_VERSION))
+	memcpy(img, nla_data(ha), sizeof(*img));
+	if (img->magic == CF_IMAGE_MAGIC &&
+	    (img->version < CF_IMAGE_VERSION_MIN || img->version > CF_IMAGE_VERSION))
 		return req_err(r, ha, -EINVAL,
 			       "image version not supported: this is nf_cuckoo " NF_CUCKOO_VERSION
 			       ", which reads image versions " NF_CUCKOO_STR(CF_IMAGE_VERSION_MIN)
 			       " to " NF_CUCKOO_STR(CF_IMAGE_VERSION)
 			       " only; restore it with the nf_cuckoo that saved it, or add the entries again");
-	if (img.table_bytes > mem_max())
-		return req_err(r, ha, -EDQUOT,
+	if (cf_image_params(img, p))
+		return req_err(r, ha, -EINVAL,
+			       "image header rejected: wrong magic, version, byte order or geometry");
+	return 0;
+}
+
+/* nfcf_load_images(): the IMAGE_HEADERs, one per stage, oldest first. */
+static int load_images(struct req *r, uint8_t max_stages,
+		       struct cf_image *img, uint32_t *n)
+{
+	struct nlattr *ha, *attrs = (struct nlattr *)((uint8_t *)nlmsg_data(r->nlh) +
+						      GENL_HDRLEN);
+	int len = (int)r->nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	struct cf_params p;
+	uint64_t bytes = 0;
+	int rem, err;
+
+	*n = 0;
+	nla_for_each_attr(ha, attrs, len, rem) {
+		if (nla_type(ha) != NF_CUCKOO_A_IMAGE_HEADER)
+			continue;
+		if (*n == max_stages)
+			return req_err(r, ha, -EINVAL,
+				       "more image headers (stages) than STAGES_MAX");
+		err = load_image(r, ha, &img[*n], &p);
+		if (err)
+			return err;
+		if (*n && (img[*n].seed != img[0].seed ||
+			   img[*n].bucket_size != img[0].bucket_size ||
+			   img[*n].encoding != img[0].encoding))
+			return req_err(r, ha, -EINVAL,
+				       "a stage's seed, bucket size or encoding differs from the first stage's");
+		bytes += cf_params_bytes(&p);
+		(*n)++;
+	}
+	if (bytes > mem_max())
+		return req_err(r, r->tb[NF_CUCKOO_A_IMAGE_HEADER], -EDQUOT,
 			       "filter would exceed the network namespace's memory ceiling (netns_mem_max_mb)");
+	return 0;
+}
+
+/* The stages of images img[0..n), in f (nfcf_filter_create_loading()). */
+static int load_stages(struct fake_filter *f, const struct cf_image *img,
+		       uint32_t n, const struct cf_grow *g)
+{
+	struct cuckoo_filter *cf;
+	uint32_t i;
+	int err;
+
+	err = cf_create_from_image(&cf, &img[0]);
+	if (err)
+		return err;
+	cf_stages_init(&f->st, cf, g);
+	for (i = 1; !err && i < n; i++)
+		err = cf_stages_add_image(&f->st, &img[i]);
+	return err;
+}
+
+static int cmd_load_begin(struct req *r)
+{
+	struct cf_image img[NF_CUCKOO_STAGES_MAX];
+	struct cf_grow g = parse_grow(r);
+	struct fake_filter *f;
+	struct fake_cfg c;
+	uint32_t n;
+	int err;
+
+	err = parse_cfg(r, &c);
+	if (err)
+		return err;
+	if (!r->tb[NF_CUCKOO_A_IMAGE_HEADER]) {
+		r->miss = NF_CUCKOO_A_IMAGE_HEADER;
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: missing image header (NF_CUCKOO_A_IMAGE_HEADER)");
+	}
+	err = load_images(r, g.max_stages, img, &n);
+	if (err)
+		return err;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		abort();
-	err = cf_create_from_image(&f->cf, &img);
-	if (err) {
-		free(f);
-		if (err == -ENOMEM)
-			return req_err(r, NULL, err,
-				       "nf_cuckoo: cannot allocate the filter's memory");
-		return req_err(r, ha, err,
-			       "image header rejected: wrong magic, version, byte order or geometry");
-	}
 	if (r->tb[NF_CUCKOO_A_PREFIXES]) {
 		err = load_prefixes(r, &c, r->tb[NF_CUCKOO_A_PREFIXES]);
 		if (err) {
-			cf_free(f->cf);
 			free(f);
 			return err;
 		}
 	}
 	if (find(c.name)) {
-		cf_free(f->cf);
 		free(f);
 		return req_err(r, r->tb[NF_CUCKOO_A_NAME], -EEXIST,
 			       "a filter of that name exists in this network namespace");
 	}
+	err = load_stages(f, img, n, &g);
+	if (err) {
+		cf_stages_free(&f->st);
+		free(f);
+		if (err == -ENOMEM)
+			return req_err(r, NULL, err,
+				       "nf_cuckoo: cannot allocate the filter's memory");
+		return req_err(r, r->tb[NF_CUCKOO_A_IMAGE_HEADER], err,
+			       "image header rejected: wrong magic, version, byte order or geometry");
+	}
 	f->c = c;
 	f->loading = true;
-	f->load_total = img.table_bytes;
+	f->load_total = cf_stages_table_bytes(&f->st);
 	insert(f);
 	return 0;
 }
@@ -1546,7 +1696,7 @@ static int cmd_load_chunk(struct req *r)
 	if (off != f->load_off || len % 8 || len > f->load_total - f->load_off)
 		err = -ERANGE;
 	else
-		err = cf_import_table(f->cf, off, nla_data(da), len);
+		err = cf_stages_import(&f->st, off, nla_data(da), len);
 	if (err) {
 		load_err(r, err, true);
 		unlink_filter(f);
@@ -1566,7 +1716,8 @@ static int cmd_load_end(struct req *r)
 		return err;
 	if (!f->loading)
 		return load_err(r, -EINVAL, false);
-	err = f->load_off != f->load_total ? -ENODATA : cf_import_finish(f->cf);
+	err = f->load_off != f->load_total ? -ENODATA :
+	      cf_stages_import_finish(&f->st);
 	if (err) {
 		load_err(r, err, true);
 		unlink_filter(f);
@@ -1644,15 +1795,22 @@ static void handle(struct nlmsghdr *nlh)
 
 /* ---- persistence ---- */
 
-#define STATE_MAGIC	"cfctl fake state 2\n"
+/*
+ * A filter: its struct fake_cfg, its struct cf_grow, its number of stages
+ * (u32), their image headers, then their tables back to back.
+ */
+#define STATE_MAGIC	"cfctl fake state 3\n"
 
 static void state_load(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char magic[sizeof(STATE_MAGIC)];
+	struct cf_image img[NF_CUCKOO_STAGES_MAX];
 	struct fake_filter *x;
-	struct cf_image img;
+	struct cf_grow g;
+	uint64_t tb;
 	uint8_t *buf;
+	uint32_t n;
 
 	if (!f)
 		return;
@@ -1667,17 +1825,22 @@ static void state_load(const char *path)
 			free(x);
 			break;
 		}
-		if (fread(&img, sizeof(img), 1, f) != 1 ||
-		    cf_create_from_image(&x->cf, &img)) {
+		if (fread(&g, sizeof(g), 1, f) != 1 ||
+		    fread(&n, sizeof(n), 1, f) != 1 || !n ||
+		    n > NF_CUCKOO_STAGES_MAX ||
+		    fread(img, sizeof(img[0]), n, f) != n ||
+		    load_stages(x, img, n, &g)) {
+			cf_stages_free(&x->st);
 			free(x);
 			goto bad;
 		}
-		buf = malloc(img.table_bytes ? img.table_bytes : 1);
-		if (!buf || fread(buf, 1, img.table_bytes, f) != img.table_bytes ||
-		    cf_import_table(x->cf, 0, buf, img.table_bytes) ||
-		    cf_import_finish(x->cf)) {
+		tb = cf_stages_table_bytes(&x->st);
+		buf = malloc(tb ? tb : 1);
+		if (!buf || fread(buf, 1, tb, f) != tb ||
+		    cf_stages_import(&x->st, 0, buf, tb) ||
+		    cf_stages_import_finish(&x->st)) {
 			free(buf);
-			cf_free(x->cf);
+			cf_stages_free(&x->st);
 			free(x);
 			goto bad;
 		}
@@ -1696,8 +1859,9 @@ static void state_save(const char *path)
 	char tmp[4096];
 	struct fake_filter *x;
 	struct cf_image img;
-	struct cf_stats st;
+	uint64_t tb;
 	uint8_t *buf;
+	uint32_t i;
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -1708,14 +1872,18 @@ static void state_save(const char *path)
 	for (x = fk.filters; x; x = x->next) {
 		if (x->loading)		/* a closed socket's load goes */
 			continue;
-		cf_export_header(x->cf, &img);
-		cf_get_stats(x->cf, &st);
-		buf = malloc(st.table_bytes ? st.table_bytes : 1);
-		if (!buf || cf_export_table(x->cf, 0, buf, st.table_bytes))
+		tb = cf_stages_table_bytes(&x->st);
+		buf = malloc(tb ? tb : 1);
+		if (!buf || cf_stages_export(&x->st, 0, buf, tb))
 			abort();
 		fwrite(&x->c, sizeof(x->c), 1, f);
-		fwrite(&img, sizeof(img), 1, f);
-		fwrite(buf, 1, st.table_bytes, f);
+		fwrite(&x->st.g, sizeof(x->st.g), 1, f);
+		fwrite(&x->st.n, sizeof(x->st.n), 1, f);
+		for (i = 0; i < x->st.n; i++) {
+			cf_export_header(x->st.stage[i], &img);
+			fwrite(&img, sizeof(img), 1, f);
+		}
+		fwrite(buf, 1, tb, f);
 		free(buf);
 	}
 	if (fclose(f) || rename(tmp, path))
@@ -1742,7 +1910,12 @@ int64_t fake_items(const char *name)
 {
 	struct fake_filter *f = find(name);
 
-	return f ? (int64_t)cf_count(f->cf) : -1;
+	struct cf_stats st;
+
+	if (!f)
+		return -1;
+	cf_stages_stats(&f->st, &st);
+	return (int64_t)st.count;
 }
 
 void fake_reset(void)
@@ -1763,6 +1936,7 @@ void fake_reset(void)
 static int fake_open(struct cfnl *nl, bool offline)
 {
 	const char *fail = offline ? NULL : getenv("CFCTL_FAKE_FAIL_AT");
+	const char *mem = offline ? NULL : getenv("CFCTL_FAKE_MEM_MAX");
 
 	memset(nl, 0, sizeof(*nl));
 	nl->fd = -1;
@@ -1782,6 +1956,8 @@ static int fake_open(struct cfnl *nl, bool offline)
 		if (fk.state)
 			state_load(fk.state);
 		fk.fail_at = fail ? strtoul(fail, NULL, 10) : 0;
+		if (mem)
+			fake_mem_max = strtoull(mem, NULL, 10);
 	}
 	return 0;
 }

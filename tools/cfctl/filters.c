@@ -35,6 +35,9 @@ static int put_conf(struct nl_msg *msg, const struct filter_spec *fs)
 	if ((fs->have & HAVE_ENABLED) &&
 	    nla_put_u8(msg, NF_CUCKOO_A_ENABLED, fs->enabled))
 		return -1;
+	/* Only when given: a module before version 5 knows no GROW. */
+	if ((fs->have & HAVE_GROW) && nla_put_u8(msg, NF_CUCKOO_A_GROW, fs->grow))
+		return -1;
 	return 0;
 }
 
@@ -54,10 +57,20 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 	if ((fs->have & HAVE_KEY) &&
 	    nla_put_u32(msg, NF_CUCKOO_A_KEY_FIELDS, fs->key_fields))
 		goto fail;
+	if ((fs->have & HAVE_FACTOR) &&
+	    nla_put_u8(msg, NF_CUCKOO_A_GROW_FACTOR, fs->factor))
+		goto fail;
+	if ((fs->have & HAVE_STAGES) &&
+	    nla_put_u8(msg, NF_CUCKOO_A_STAGES_MAX, fs->stages))
+		goto fail;
 	if (load) {
-		if (nla_put(msg, NF_CUCKOO_A_IMAGE_HEADER, (int)fs->image_len,
-			    fs->image))
-			goto fail;
+		size_t i;
+
+		/* One per stage, oldest first, as SAVE gave them. */
+		for (i = 0; i < fs->nimages; i++)
+			if (nla_put(msg, NF_CUCKOO_A_IMAGE_HEADER,
+				    (int)fs->image_len[i], fs->image[i]))
+				goto fail;
 		if (fs->nprefixes &&
 		    nla_put(msg, NF_CUCKOO_A_PREFIXES,
 			    (int)(fs->nprefixes * sizeof(fs->prefixes[0])),
@@ -361,7 +374,7 @@ int cmd_set(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!fs.have) {
-		errmsg("nothing to set; usage: cfctl set NAME [action ...] [invert on|off] [enable|disable]");
+		errmsg("nothing to set; usage: cfctl set NAME [action ...] [invert on|off] [enable|disable] [grow|nogrow]");
 		return EXIT_USAGE;
 	}
 	if (cfnl_open(&nl))

@@ -58,14 +58,43 @@ void stage_json(const struct stage_info *si, struct json_object *o)
 	json_object_object_add(o, "victim", json_object_new_boolean(si->victim));
 }
 
+/*
+ * The attributes a reply repeats, one per stage, oldest first: STAGE
+ * (GET) and IMAGE_HEADER (SAVE).
+ */
+static void info_parse_stages(struct nlmsghdr *nlh, struct filter_info *fi)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		int l = nla_len(a);
+
+		if (nla_type(a) == NF_CUCKOO_A_STAGE &&
+		    fi->nstages < NF_CUCKOO_STAGES_MAX &&
+		    !stage_parse(a, &fi->stage[fi->nstages]))
+			fi->nstages++;
+		if (nla_type(a) == NF_CUCKOO_A_IMAGE_HEADER &&
+		    fi->nimages < NF_CUCKOO_STAGES_MAX &&
+		    l > 0 && l <= NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
+			memcpy(fi->image[fi->nimages], nla_data(a), (size_t)l);
+			fi->image_len[fi->nimages++] = (size_t)l;
+			fi->has_image = true;
+		}
+	}
+}
+
 int info_parse(struct nlmsghdr *nlh, struct filter_info *fi)
 {
 	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
 
 	memset(fi, 0, sizeof(*fi));
-	if (cfnl_parse(nlh, tb))
+	if (cfnl_parse(nlh, tb) || info_parse_attrs(tb, fi))
 		return -1;
-	return info_parse_attrs(tb, fi);
+	/* What a reply repeats needs the message, not its last attributes. */
+	info_parse_stages(nlh, fi);
+	return 0;
 }
 
 int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
@@ -110,16 +139,12 @@ int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
 		fi->st.dropped = get_u64(st[NF_CUCKOO_STATS_A_PKT_DROPPED]);
 		fi->st.marked = get_u64(st[NF_CUCKOO_STATS_A_PKT_MARKED]);
 	}
-	if (tb[NF_CUCKOO_A_IMAGE_HEADER]) {
-		int l = nla_len(tb[NF_CUCKOO_A_IMAGE_HEADER]);
-
-		if (l > 0 && l <= NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
-			memcpy(fi->image, nla_data(tb[NF_CUCKOO_A_IMAGE_HEADER]),
-			       (size_t)l);
-			fi->image_len = (size_t)l;
-			fi->has_image = true;
-		}
-	}
+	fi->has_grow = tb[NF_CUCKOO_A_GROW] && tb[NF_CUCKOO_A_GROW_FACTOR] &&
+		       tb[NF_CUCKOO_A_STAGES_MAX];
+	fi->grow = get_u8(tb[NF_CUCKOO_A_GROW]);
+	fi->factor = get_u8(tb[NF_CUCKOO_A_GROW_FACTOR]);
+	fi->stages_max = get_u8(tb[NF_CUCKOO_A_STAGES_MAX]);
+	fi->fpr_total_ppb = get_u32(tb[NF_CUCKOO_A_FPR_TOTAL]);
 	fi->table_bytes = get_u64(tb[NF_CUCKOO_A_IMAGE_TABLE_BYTES]);
 	if (tb[NF_CUCKOO_A_PREFIXES]) {
 		size_t l = (size_t)nla_len(tb[NF_CUCKOO_A_PREFIXES]);
@@ -337,6 +362,47 @@ static void fmt_prefix(const struct filter_info *fi,
 			 pc->dst_plen ? pc->dst_plen : full);
 }
 
+/* Items the filter was sized for: its stages' capacities, summed. */
+static uint64_t total_capacity(const struct filter_info *fi)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < fi->nstages; i++)
+		sum += fi->stage[i].capacity;
+	return fi->nstages ? sum : fi->capacity;
+}
+
+static void print_load(uint32_t ppm, FILE *f)
+{
+	fprintf(f, ppm && ppm < 100 ? "%.4f%%" : "%.2f%%", ppm / 10000.0);
+}
+
+/* The stages of a filter (after its statistics), and its whole bound. */
+static void print_stages(const struct filter_info *fi, FILE *f)
+{
+	char fpr[32], first[32];
+	size_t i;
+
+	if (!fi->nstages)
+		return;
+	fmt_fpr(fi->fpr_total_ppb, fpr, sizeof(fpr));
+	fmt_fpr(fi->stage[0].fpr_ppb, first, sizeof(first));
+	fprintf(f, "Stages: %zu fpr %s (every lookup asks each stage; the sum of their bounds, under twice the first's %s)\n",
+		fi->nstages, fpr, first);
+	for (i = 0; i < fi->nstages; i++) {
+		const struct stage_info *si = &fi->stage[i];
+
+		fmt_fpr(si->fpr_ppb, fpr, sizeof(fpr));
+		fprintf(f, "Stage %zu: capacity %" PRIu64 " items %" PRIu64 " load ",
+			i, si->capacity, si->items);
+		print_load(si->load_ppm, f);
+		fprintf(f, " fingerprint %u bytes %" PRIu64 " fpr %s%s\n",
+			si->fp_bits, si->bytes, fpr,
+			si->victim ? " victim taken" : "");
+	}
+}
+
 void info_print_text(const struct filter_info *fi, FILE *f)
 {
 	char key[64], fpr[32], act[64], flags[64];
@@ -355,6 +421,9 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 		fi->priority);
 	fprintf(f, "Action: %s\n", act);
 	fprintf(f, "Flags:%s\n", flags);
+	if (fi->has_grow)
+		fprintf(f, "Growth: %s factor %u stages %u\n",
+			fi->grow ? "on" : "off", fi->factor, fi->stages_max);
 	if (fi->nprefixes) {
 		char pbuf[64];
 		size_t i;
@@ -370,15 +439,17 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	if (!fi->has_stats)
 		return;
 	fprintf(f, "Items: %" PRIu64 "\n", fi->st.items);
-	fprintf(f, fi->st.load_ppm && fi->st.load_ppm < 100 ?
-		   "Load: %.4f%% (%" PRIu64 " slots in %" PRIu64 " buckets)\n" :
-		   "Load: %.2f%% (%" PRIu64 " slots in %" PRIu64 " buckets)\n",
-		fi->st.load_ppm / 10000.0, fi->st.slots, fi->st.nbuckets);
+	fputs("Load: ", f);
+	print_load(fi->st.load_ppm, f);
+	/* The kernel's load is the newest stage's, the one adds go to. */
+	fprintf(f, " (%s%" PRIu64 " slots in %" PRIu64 " buckets%s)\n",
+		fi->nstages > 1 ? "the newest stage's; " : "", fi->st.slots,
+		fi->st.nbuckets, fi->nstages > 1 ? " in all" : "");
 	fprintf(f, "Size in memory: %" PRIu64 " bytes (table %" PRIu64 ")\n",
 		fi->st.bytes, fi->st.table_bytes);
-	if (fi->capacity)
+	if (total_capacity(fi))
 		fprintf(f, "Bits per item: %.2f at capacity",
-			fi->st.table_bytes * 8.0 / (double)fi->capacity);
+			fi->st.table_bytes * 8.0 / (double)total_capacity(fi));
 	else
 		fprintf(f, "Bits per item: -");
 	if (fi->st.items)
@@ -389,6 +460,33 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Packets: lookups %" PRIu64 " matches %" PRIu64
 		   " dropped %" PRIu64 " marked %" PRIu64 "\n",
 		fi->st.lookups, fi->st.matches, fi->st.dropped, fi->st.marked);
+	print_stages(fi, f);
+}
+
+/* Growth: its settings, and each stage with the whole bound (GET). */
+static void info_json_grow(const struct filter_info *fi, struct json_object *o)
+{
+	struct json_object *a, *so;
+	size_t i;
+
+	if (fi->has_grow) {
+		json_object_object_add(o, "grow", json_object_new_boolean(fi->grow));
+		json_object_object_add(o, "grow_factor", json_object_new_int(fi->factor));
+		json_object_object_add(o, "stages_max", json_object_new_int(fi->stages_max));
+	}
+	if (!fi->nstages)
+		return;
+	json_object_object_add(o, "fpr_total", json_object_new_double((double)fi->fpr_total_ppb / NF_CUCKOO_FPR_SCALE));
+	json_object_object_add(o, "fpr_total_ppb", json_object_new_uint64(fi->fpr_total_ppb));
+	a = json_object_new_array();
+	for (i = 0; i < fi->nstages; i++) {
+		so = json_object_new_object();
+		json_object_object_add(so, "index", json_object_new_uint64(i));
+		stage_json(&fi->stage[i], so);
+		json_object_object_add(so, "load_percent", json_object_new_double(fi->stage[i].load_ppm / 10000.0));
+		json_object_array_add(a, so);
+	}
+	json_object_object_add(o, "stages", a);
 }
 
 struct json_object *info_json(const struct filter_info *fi)
@@ -458,8 +556,8 @@ struct json_object *info_json(const struct filter_info *fi)
 		json_object_object_add(s, "bits_per_item", fi->st.items ?
 				       json_object_new_double(fi->st.table_bytes * 8.0 / (double)fi->st.items) :
 				       NULL);
-		json_object_object_add(s, "bits_per_item_at_capacity", fi->capacity ?
-				       json_object_new_double(fi->st.table_bytes * 8.0 / (double)fi->capacity) :
+		json_object_object_add(s, "bits_per_item_at_capacity", total_capacity(fi) ?
+				       json_object_new_double(fi->st.table_bytes * 8.0 / (double)total_capacity(fi)) :
 				       NULL);
 		json_object_object_add(s, "victim", json_object_new_boolean(fi->st.victim));
 		json_object_object_add(p, "lookups", json_object_new_uint64(fi->st.lookups));
@@ -469,6 +567,7 @@ struct json_object *info_json(const struct filter_info *fi)
 		json_object_object_add(s, "packets", p);
 		json_object_object_add(o, "stats", s);
 	}
+	info_json_grow(fi, o);
 	return o;
 }
 
@@ -495,4 +594,7 @@ void info_print_params(const struct filter_info *fi, FILE *f)
 		fputs(" prefixes ", f);
 		format_prefix_counts(fi->prefixes, fi->nprefixes, f);
 	}
+	if (fi->has_grow)
+		fprintf(f, " %s factor %u stages %u", fi->grow ? "grow" : "nogrow",
+			fi->factor, fi->stages_max);
 }

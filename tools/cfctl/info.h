@@ -10,6 +10,19 @@
 
 #include "nl.h"
 
+/* One NF_CUCKOO_A_STAGE nest. */
+struct stage_info {
+	uint64_t capacity, items, bytes;
+	uint32_t load_ppm, fpr_ppb;
+	uint8_t fp_bits;
+	bool victim;
+};
+
+/* Decode a STAGE nest: 0, or -1 if it is not one. */
+int stage_parse(struct nlattr *nest, struct stage_info *si);
+/* Its fields as members of JSON object o. */
+void stage_json(const struct stage_info *si, struct json_object *o);
+
 struct filter_info {
 	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint8_t family;
@@ -35,25 +48,20 @@ struct filter_info {
 	/* NF_CUCKOO_A_PREFIXES */
 	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
 	size_t nprefixes;
-	/* SAVE only */
-	uint8_t image[NF_CUCKOO_IMAGE_HEADER_MAXLEN];
-	size_t image_len;
+	/* Growth (a module of version 5 on) */
+	bool has_grow;		/* GROW, GROW_FACTOR, STAGES_MAX given */
+	bool grow;
+	uint8_t factor, stages_max;
+	uint32_t fpr_total_ppb;	/* FPR_TOTAL, 0 if not given */
+	struct stage_info stage[NF_CUCKOO_STAGES_MAX];	/* GET: oldest first */
+	size_t nstages;
+	/* SAVE only: an image header per stage, oldest first */
+	uint8_t image[NF_CUCKOO_STAGES_MAX][NF_CUCKOO_IMAGE_HEADER_MAXLEN];
+	size_t image_len[NF_CUCKOO_STAGES_MAX];
+	size_t nimages;
 	uint64_t table_bytes;
 	bool has_image;
 };
-
-/* One NF_CUCKOO_A_STAGE nest. */
-struct stage_info {
-	uint64_t capacity, items, bytes;
-	uint32_t load_ppm, fpr_ppb;
-	uint8_t fp_bits;
-	bool victim;
-};
-
-/* Decode a STAGE nest: 0, or -1 if it is not one. */
-int stage_parse(struct nlattr *nest, struct stage_info *si);
-/* Its fields as members of JSON object o. */
-void stage_json(const struct stage_info *si, struct json_object *o);
 
 /* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */
 int info_parse(struct nlmsghdr *nlh, struct filter_info *fi);

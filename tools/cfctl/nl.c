@@ -243,6 +243,9 @@ static const char *const attr_names[] = {
 	[NF_CUCKOO_A_CHUNK_OFFSET] = "chunk offset",
 	[NF_CUCKOO_A_CHUNK_DATA] = "chunk data",
 	[NF_CUCKOO_A_LOADING] = "loading",
+	[NF_CUCKOO_A_GROW] = "grow",
+	[NF_CUCKOO_A_GROW_FACTOR] = "factor",
+	[NF_CUCKOO_A_STAGES_MAX] = "stages",
 };
 
 const char *nfcf_attr_name(int t)

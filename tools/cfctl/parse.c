@@ -528,9 +528,14 @@ int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
 
 void filter_spec_free(struct filter_spec *fs)
 {
-	free(fs->image);
-	fs->image = NULL;
-	fs->image_len = 0;
+	size_t i;
+
+	for (i = 0; i < fs->nimages; i++) {
+		free(fs->image[i]);
+		fs->image[i] = NULL;
+		fs->image_len[i] = 0;
+	}
+	fs->nimages = 0;
 }
 
 void filter_spec_keyspec(const struct filter_spec *fs, struct keyspec *ks)
@@ -634,8 +639,9 @@ void format_prefix_counts(const struct nf_cuckoo_prefix_count *pc, size_t n,
  * create NAME [family F] [key FIELDS] [capacity N] [fpr E | fingerprint BITS]
  *	[bucket B] [semisort | nosemisort] [kicks K] [seed S] [hook H] [priority P]
  *	[action drop|count|mark VALUE[/MASK]] [bidirectional] [invert]
- *	[disabled]
+ *	[disabled] [grow | nogrow] [factor F] [stages S]
  * set NAME [action ...] [invert [on|off] | noinvert] [enable | disable]
+ *	[grow | nogrow]
  */
 int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		      bool allow_image, char *err, size_t errlen)
@@ -791,31 +797,70 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 						err, errlen))
 				return -1;
 		} else if (!for_set && allow_image && !strcmp(k, "image")) {
-			size_t len;
+			/* One per stage, oldest first. */
+			size_t len, m = fs->nimages;
 			long got;
 
-			ONCE(HAVE_IMAGE);
+			if (m == NF_CUCKOO_STAGES_MAX) {
+				seterr(err, errlen, "more than %d 'image' words: a filter has at most %d stages",
+				       NF_CUCKOO_STAGES_MAX, NF_CUCKOO_STAGES_MAX);
+				return -1;
+			}
+			fs->have |= HAVE_IMAGE;
 			NEED_VALUE();
 			len = strlen(v);
-			fs->image = malloc(len / 4 * 3 + 3);
-			if (!fs->image) {
+			fs->image[m] = malloc(len / 4 * 3 + 3);
+			if (!fs->image[m]) {
 				seterr(err, errlen, "out of memory");
 				return -1;
 			}
-			got = b64_decode(v, len, fs->image);
+			fs->nimages++;
+			got = b64_decode(v, len, fs->image[m]);
 			if (got <= 0 || got > NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
 				seterr(err, errlen, "bad image header (want base64, at most %d bytes)",
 				       NF_CUCKOO_IMAGE_HEADER_MAXLEN);
 				return -1;
 			}
-			fs->image_len = (size_t)got;
+			fs->image_len[m] = (size_t)got;
+		} else if (!strcmp(k, "grow") || !strcmp(k, "nogrow")) {
+			b = !strcmp(k, "grow");
+			if ((fs->have & HAVE_GROW) && fs->grow != b) {
+				seterr(err, errlen, "give grow or nogrow, not both");
+				return -1;
+			}
+			ONCE(HAVE_GROW);
+			fs->grow = b;
+		} else if (!for_set && !strcmp(k, "factor")) {
+			uint64_t x;
+
+			ONCE(HAVE_FACTOR);
+			NEED_VALUE();
+			if (parse_u64(v, &x) || x < NF_CUCKOO_GROW_FACTOR_MIN ||
+			    x > NF_CUCKOO_GROW_FACTOR_MAX) {
+				seterr(err, errlen, "bad growth factor '%s' (want %d to %d: a new stage holds that many times the items of the one before)",
+				       v, NF_CUCKOO_GROW_FACTOR_MIN,
+				       NF_CUCKOO_GROW_FACTOR_MAX);
+				return -1;
+			}
+			fs->factor = (uint8_t)x;
+		} else if (!for_set && !strcmp(k, "stages")) {
+			uint64_t x;
+
+			ONCE(HAVE_STAGES);
+			NEED_VALUE();
+			if (parse_u64(v, &x) || x < 1 || x > NF_CUCKOO_STAGES_MAX) {
+				seterr(err, errlen, "bad number of stages '%s' (want 1 to %d: the first table and the stages it may grow)",
+				       v, NF_CUCKOO_STAGES_MAX);
+				return -1;
+			}
+			fs->stages = (uint8_t)x;
 		} else {
 			static const char *const fixed[] = {
 				"family", "key", "capacity", "maxelem",
 				"fingerprint", "fp", "fpr", "bucket", "kicks",
 				"seed", "hook", "priority", "bidirectional",
 				"bidir", "image", "semisort", "nosemisort",
-				"prefixes",
+				"prefixes", "factor", "stages",
 			};
 			size_t j;
 
@@ -823,7 +868,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				if (strcmp(k, fixed[j]))
 					continue;
 				if (for_set)
-					seterr(err, errlen, "'%s' is fixed when a filter is created; set changes only action, invert and enable/disable", k);
+					seterr(err, errlen, "'%s' is fixed when a filter is created; set changes only action, invert, enable/disable and grow/nogrow", k);
 				else
 					seterr(err, errlen, "'%s' is only valid in a restore stream", k);
 				return -1;
@@ -848,6 +893,14 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 	}
 	if ((fs->have & HAVE_IMAGE) && (fs->have & (HAVE_SEED | HAVE_FPR))) {
 		seterr(err, errlen, "a filter restored from an image takes its seed and geometry from the image: drop 'seed' and 'fpr'");
+		return -1;
+	}
+	/* The module's check (nfcf_load_images()), before asking it. */
+	if (fs->nimages > (fs->have & HAVE_STAGES ? fs->stages :
+			   NF_CUCKOO_STAGES_DEFAULT)) {
+		seterr(err, errlen, "%zu images (stages) but at most %u stages: give 'stages %zu' or more",
+		       fs->nimages, fs->have & HAVE_STAGES ? fs->stages :
+		       NF_CUCKOO_STAGES_DEFAULT, fs->nimages);
 		return -1;
 	}
 	return 0;

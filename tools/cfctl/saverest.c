@@ -7,12 +7,16 @@
  *   # comment
  *   create NAME family F key K capacity N fingerprint F bucket B kicks K
  *	hook H priority P action A [bidirectional] [invert] [disabled]
- *	image BASE64		(all on one line)
+ *	[prefixes COUNTS] grow|nogrow factor F stages S
+ *	image BASE64 [image BASE64...]	(all on one line)
  *   load NAME OFFSET BASE64	bytes of the raw table at OFFSET
  *   load NAME OFFSET zero LEN	LEN zero bytes at OFFSET
  *
  * The image header and the table are the kernel's opaque save image
- * (NF_CUCKOO_CMD_SAVE), in base64; load lines come in order of offset, each
+ * (NF_CUCKOO_CMD_SAVE), in base64: a filter that grew has an image header
+ * per stage, oldest first, and its load lines cover the stages' tables
+ * back to back; a save of a module before version 5 has one header and no
+ * growth words.  Load lines come in order of offset, each
  * starting where the previous one ended.  A create line with `image`
  * becomes NF_CUCKOO_CMD_LOAD_BEGIN, the load lines NF_CUCKOO_CMD_LOAD_CHUNKs, and the
  * first line after them (or the end) NF_CUCKOO_CMD_LOAD_END.
@@ -101,16 +105,18 @@ static bool all_zero(const uint8_t *p, size_t n)
 static void print_save(FILE *f, const struct save_ctx *s)
 {
 	char b64[b64_enc_len(SAVE_LINE_BYTES) + 1];
-	char *hdr = malloc(b64_enc_len(s->fi.image_len) + 1);
+	char hdr[b64_enc_len(NF_CUCKOO_IMAGE_HEADER_MAXLEN) + 1];
 	uint64_t off = 0, zstart = 0;
 	bool inzero = false;
+	size_t i;
 
 	info_print_create(&s->fi, f);
-	if (hdr) {
-		b64_encode(s->fi.image, s->fi.image_len, hdr);
-		fprintf(f, " image %s\n", hdr);
-		free(hdr);
+	/* One image header per stage, oldest first. */
+	for (i = 0; i < s->fi.nimages; i++) {
+		b64_encode(s->fi.image[i], s->fi.image_len[i], hdr);
+		fprintf(f, " image %s", hdr);
 	}
+	fputc('\n', f);
 	while (off < s->table_len) {
 		uint64_t n = s->table_len - off;
 
@@ -380,7 +386,7 @@ int cmd_save(int argc, char **argv)
 
 /* ---- restore ---- */
 
-#define RESTORE_MAX_WORDS	64
+#define RESTORE_MAX_WORDS	96	/* a create line of 16 stages: 32 for their images */
 
 struct known {
 	char name[NF_CUCKOO_NAME_MAXLEN];
@@ -612,13 +618,21 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 	op->ok_eexist = opts.exist && !(fs.have & HAVE_IMAGE);
 	op->img_version = -1;
 	if (fs.have & HAVE_IMAGE) {
-		op->img_version = image_version(fs.image, fs.image_len);
+		size_t i;
+		uint64_t tb;
+
+		op->img_version = image_version(fs.image[0], fs.image_len[0]);
 		r->loading = true;
 		snprintf(r->lname, sizeof(r->lname), "%s", fs.name);
 		r->lline = line;
 		r->loff = 0;
-		if (image_table_bytes(fs.image, fs.image_len, &r->ltable))
-			r->ltable = UINT64_MAX;
+		/* The stages' tables come back to back. */
+		r->ltable = 0;
+		for (i = 0; i < fs.nimages && r->ltable != UINT64_MAX; i++)
+			r->ltable = image_table_bytes(fs.image[i],
+						      fs.image_len[i], &tb) ||
+				    tb > UINT64_MAX - 1 - r->ltable ?
+				    UINT64_MAX : r->ltable + tb;
 		r->pstart = 0;
 		r->plen = 0;
 	}

@@ -47,7 +47,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 echo "TAP version 13"
 bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..89"
+echo "1..104"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -99,6 +99,22 @@ t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
 t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
 t "add NAME '' : no entries" 2 "no entries given" -- add x ""
 t "help lists the protocol names cfctl takes" 0 "icmpv6, gre, esp, ah, igmp," -- help add
+# Growth (issue 20): the words, refused before the kernel with a reason.
+t "help create: grow, nogrow, factor, stages" 0 "\[grow \| nogrow\] \[factor F\] \[stages S\]" -- help create
+t "help create: the cost and the bound of growth" 0 "A lookup asks every" -- help create
+t "help create: under twice the first stage's bound" 0 "under twice" -- help create
+t "help set: grow and nogrow" 0 "\[grow \| nogrow\]" -- help set
+t "help del: ambiguous deletes, and what to do" 0 "flush" -- help del
+t "create: grow and nogrow" 2 "^cfctl: create: give grow or nogrow, not both$" -- create x grow nogrow
+t "create: factor 1" 2 "^cfctl: create: bad growth factor '1' \(want 2 to 8" -- create x factor 1
+t "create: factor 9" 2 "bad growth factor '9'" -- create x factor 9
+t "create: stages 0" 2 "^cfctl: create: bad number of stages '0' \(want 1 to 16" -- create x stages 0
+t "create: stages 17" 2 "bad number of stages '17'" -- create x stages 17
+t "create: stages without a value" 2 "'stages' needs a value" -- create x stages
+t "set: factor is fixed" 2 "'factor' is fixed when a filter is created" -- set x factor 4
+t "set: stages is fixed" 2 "'stages' is fixed when a filter is created" -- set x stages 4
+t "set: grow and nogrow" 2 "not both" -- set x nogrow grow
+t "build: factor 1, as create says" 2 "^cfctl: build: bad growth factor '1'" -- build -f /dev/null -o - b factor 1
 
 # cfctl build.  ck DESC STATUS: a test point, ok if STATUS is 0.
 ck() {
@@ -161,23 +177,23 @@ same "build: add's message for a missing file" -- add -f "$TMP/nosuch" b -- buil
 t "build: the module's refusal of the geometry" 3 "^cfctl: build: .*capacity" -- build -f "$good" -o "$img" b fingerprint 32 bucket 8 capacity 0xffffffffffffffff
 t "build: an entry the key refuses, line 301" 2 "^cfctl: build: line 301: .*nothing was applied" -- build -f <(cat "$good"; echo "udp [2001:db8::1]:1 [2001:db8::2]:2") -o "$img" b family ip
 nofile "... no image" "$img"
-t "build: a full filter, the failing line named" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o "$img" b capacity 8 bucket 2
+t "build: a full filter, the failing line named" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o "$img" b capacity 8 bucket 2 nogrow
 nofile "... no image" "$img"
 t "build: an unwritable output, status 3" 3 "^cfctl: build: cannot write $TMP/nodir/img: No such file" -- build -f "$good" -o "$TMP/nodir/img" b
 t "build: -o DIR is unwritable too" 3 "^cfctl: build: cannot write $TMP" -- build -f "$good" -o "$TMP" b
 echo keep >"$TMP/old"
-t "build: a failed build over a file" 3 "was left as it was" -- build -f "$good" -o "$TMP/old" b capacity 8 bucket 2
+t "build: a failed build over a file" 3 "was left as it was" -- build -f "$good" -o "$TMP/old" b capacity 8 bucket 2 nogrow
 [ "$(cat "$TMP/old")" = keep ] && ! ls "$TMP"/old.?* >/dev/null 2>&1
 ck "... leaves it as it was" $?
-t "build -o - : a failed build prints nothing on stdout" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o - b capacity 8 bucket 2
-out=$("$CFCTL" build -f "$good" -o - b capacity 8 bucket 2 2>/dev/null)
+t "build -o - : a failed build prints nothing on stdout" 3 "^cfctl: build: line [0-9]+: filter is full" -- build -f "$good" -o - b capacity 8 bucket 2 nogrow
+out=$("$CFCTL" build -f "$good" -o - b capacity 8 bucket 2 nogrow 2>/dev/null)
 [ -z "$out" ]
 ck "... not a byte" $?
 t "-o is build's only" 2 "^cfctl: save: -o is build's" -- save -o "$img"
 
 t "build: 300 entries" 0 "^$" -- build -f "$good" -o "$img" b capacity 1000 seed 7
 head -1 "$img" | grep -q "^# nf_cuckoo filter built offline by cfctl " &&
-	sed -n 2p "$img" | grep -qE "^create b family inet key src,dst,sport,dport,proto capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop image [A-Za-z0-9+/=]+$" &&
+	sed -n 2p "$img" | grep -qE "^create b family inet key src,dst,sport,dport,proto capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop grow factor 2 stages 8 image [A-Za-z0-9+/=]+$" &&
 	[ "$(grep -cE "^load b [0-9]+ " "$img")" = "$(($(wc -l <"$img") - 2))" ]
 ck "... the image: a comment, a create line with the image, load lines" $?
 "$CFCTL" build -f - -o - b capacity 1000 seed 7 <"$good" | cmp -s - "$img"

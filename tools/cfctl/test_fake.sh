@@ -40,7 +40,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((70 - 6 * real))"
+echo "1..$((102 - 11 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -220,10 +220,10 @@ same() {
 	[ "$rc" = "$want" ] && [ "$a" = "$b" ] && [ -z "$bo" ]
 	result $? "$desc"
 }
-cf create bf family ip capacity 8 bucket 2 kicks 10 seed 1
+cf create bf family ip capacity 8 bucket 2 kicks 10 seed 1 nogrow
 same "build: a full filter: add's error and status, nothing written" 3 \
 	-- add -f "$dir/few" bf -- \
-	build -f "$dir/few" -o - bf family ip capacity 8 bucket 2 kicks 10 seed 1
+	build -f "$dir/few" -o - bf family ip capacity 8 bucket 2 kicks 10 seed 1 nogrow
 want_items bf 0 "... and add applied nothing"
 cf create bg family ip capacity 20000 seed 1
 same "build: an entry of the wrong family on line 3001: add's error" 2 \
@@ -271,7 +271,100 @@ t "semisort with bucket 8 is refused, in the module's words" 2 \
 	create bx semisort bucket 8
 cf destroy bd bp be
 
+# Growth (issue 20): a filter of 100 fed 3000 entries grows to five
+# stages (100, 200, 400, 800, 1600); show and -j list them; save carries
+# every stage, restore gives them back; and the refusals of growth.
+entries 1 3000 >"$dir/g3k"
+t "grow: create capacity 100" 0 "" -- create gr family ip capacity 100 seed 9
+t "grow: 3000 entries into a filter of 100" 0 "3000 entries added" -- \
+	-v add -f "$dir/g3k" gr
+cf show gr
+grep -q "^Growth: on factor 2 stages 8$" <<<"$out" &&
+	grep -qE "^Stages: 5 fpr 0\.00[0-9]+ \(every lookup asks each stage" <<<"$out" &&
+	grep -qE "^Stage 0: capacity 100 items 100 load [0-9.]+% fingerprint 12 bytes [0-9]+ fpr 0.00195$" <<<"$out" &&
+	grep -qE "^Stage 4: capacity 1600 items 1500 load [0-9.]+% fingerprint 16 bytes [0-9]+ fpr 0.000122$" <<<"$out" &&
+	grep -q "^Items: 3000$" <<<"$out"
+result $? "grow: show has the growth line, the whole bound and a line per stage"
+t "grow: show -j lists the stages" 0 \
+	'"grow":true,"grow_factor":2,"stages_max":8,"fpr_total":0\.00[0-9]+,"fpr_total_ppb":[0-9]+,"stages":\[\{"index":0,"capacity":100,"items":100,' -- \
+	show -j gr
+t "grow: every entry present" 0 "gr: 3000 of 3000 entries present" -- \
+	test -f "$dir/g3k" gr
+t "grow: save" 0 "" -- save -f "$dir/gs1" gr
+grep -qE "^create gr .* action drop grow factor 2 stages 8( image [A-Za-z0-9+/=]+){5}$" "$dir/gs1"
+result $? "grow: the create line has the growth words and an image per stage"
+cf destroy gr
+t "grow: restore the five stages" 0 "" -- restore -f "$dir/gs1"
+t "grow: restored, every entry present" 0 "gr: 3000 of 3000 entries present" -- \
+	test -f "$dir/g3k" gr
+cf save -f "$dir/gs2" gr
+cmp -s "$dir/gs1" "$dir/gs2"
+result $? "grow: save, restore, save: the same stream"
+sed '/^create gr /s/ stages 8 / stages 2 /' "$dir/gs1" >"$dir/gs_few"
+t "grow: more images than stages: refused before the kernel, status 2" 2 \
+	"line 2: 5 images \(stages\) but at most 2 stages: give 'stages 5' or more; nothing was applied" -- \
+	restore -f "$dir/gs_few"
+# A save of before growth (one image, no growth words) still restores.
+cf create go family ip capacity 5000 seed 9
+cf add -f "$dir/g3k" go
+cf save -f "$dir/go1" go
+sed -i '/^create go /s/ grow factor 2 stages 8//' "$dir/go1"
+cf destroy go
+t "grow: a save of one image without growth words restores" 0 "" -- \
+	restore -f "$dir/go1"
+t "... with growth on by default" 0 "^Growth: on factor 2 stages 8$" -- show go
+t "... every entry present" 0 "go: 3000 of 3000 entries present" -- \
+	test -f "$dir/g3k" go
+cf destroy go
+# An entry added again after the filter grew is in two stages: its
+# delete is refused, nothing deleted.
+x="udp 10.0.0.1:2 192.0.2.1:53"
+cf add gr $x
+cf del gr $x
+[ "$rc" = 3 ] &&
+	grep -q "^cfctl: del: entry 1 (udp 10.0.0.1:2 192.0.2.1:53): entry is in more than one stage" <<<"$out" &&
+	grep -q "to remove it, 'cfctl flush gr' and add the entries to keep again$" <<<"$out"
+result $? "grow: a delete of an entry two stages answer for: ambiguous, what to do, status 3"
+want_items gr 3001 "grow: the ambiguous delete deleted nothing"
+t "grow: set nogrow" 0 "" -- set gr nogrow
+t "grow: show says growth is off" 0 "^Growth: off factor 2 stages 8$" -- show gr
+entries 3001 9000 >"$dir/g6k"
+t "grow: nogrow: a full filter refuses adds, status 3" 3 \
+	"add: line [0-9]+: filter is full: batch undone" -- add -f "$dir/g6k" gr
+t "grow: ... no stage added" 0 "^Stages: 5 " -- show gr
+t "grow: set grow: the adds work again" 0 "" -- set gr grow
+t "grow: ... and it grows" 0 "" -- add -f "$dir/g6k" gr
+t "grow: ... to seven stages" 0 "^Stages: 7 " -- show gr
+t "grow: flush" 0 "" -- flush gr
+cf show gr
+grep -q "^Stages: 1 " <<<"$out" && grep -q "^Items: 0$" <<<"$out" &&
+	! grep -q "^Stage 1:" <<<"$out"
+result $? "grow: flushed: back to one stage, empty"
+cf destroy gr
+# cfctl build grows as the module does: its image of five stages is the
+# save of the filter made here.
+bva bgr "$dir/g3k" "" family ip capacity 100 seed 9
+cf destroy bgr
+
 [ $real = 1 ] && exit $((failed > 0))
+
+# A stage over the ceiling (fake_mem_max, here 300000 bytes): refused,
+# the ceiling named, what to do said, nothing held lost.
+cf create gq family ip capacity 10000 factor 8 seed 9
+export CFCTL_FAKE_MEM_MAX=300000
+t "grow: 6000 entries in a filter of 10000" 0 "" -- add -f "$dir/good" gq
+entries 6001 100000 >"$dir/g94k"
+t "grow: a stage over the ceiling: refused, status 3" 3 \
+	"add: line [0-9]+: filter is full and a new stage would exceed the network namespace's memory ceiling \(netns_mem_max_mb\): batch undone" -- \
+	add -f "$dir/g94k" gq
+grep -q "what gq holds is kept; raise the ceiling" <<<"$out"
+result $? "grow: ... the error says what to do"
+t "grow: ... nothing held lost" 0 "gq: 6000 of 6000 entries present" -- \
+	test -f "$dir/good" gq
+t "grow: ... two stages, not three" 0 "^Stages: 2 " -- show gq
+unset CFCTL_FAKE_MEM_MAX
+cf destroy gq
+
 printf 'create r family ip capacity 100\nadd r udp 10.0.0.1:1 10.0.0.2:2\nadd r udp 10.0.0.3:1 10.0.0.4:2\nflush r\n' \
 	>"$dir/rfail"
 # Requests: 1 the lookup of r, 2 NEW, 3 the batch of both adds.
@@ -298,15 +391,15 @@ cf destroy m
 cf restore -f "$dir/msave"
 cf destroy m
 cat >"$dir/want" <<'EOF'
-new filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop
+new filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop grow factor 2 stages 8
 add m 8 entries
 add m 1 entry
 load-high m stage 0 items 9 of capacity 10 (90.0%)
 del m 1 entry
-set filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count
+set filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count grow factor 2 stages 8
 flush m
 del filter m
-restore filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count
+restore filter m family ip key src capacity 10 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action count grow factor 2 stages 8
 del filter m
 EOF
 cf monitor

@@ -207,7 +207,7 @@ t "... and no other" 1 "is NOT in lsd" -- \
 
 # Save and restore carry the counts.
 cf save -f "$dir/lsd.save" lsd
-grep -qE "^create lsd .* prefixes (ip|ip6)/[0-9]+/[0-9]+=1(,(ip|ip6)/[0-9]+/[0-9]+=1){33} image " \
+grep -qE "^create lsd .* prefixes (ip|ip6)/[0-9]+/[0-9]+=1(,(ip|ip6)/[0-9]+/[0-9]+=1){33} grow factor 2 stages 8 image " \
 	"$dir/lsd.save"
 result $? "save: the create line carries the 34 combinations"
 cf -j show lsd
@@ -250,7 +250,7 @@ t "build: every address of the list is in it" 0 \
 	fingerprint 32 >"$dir/b.out" 2>&1
 rc=$?
 out=$(cat "$dir/b.out")
-[ $rc = 0 ] && grep -q "^create ld2 .* prefixes ip/24/0=1,ip/25/0=1,ip/26/0=1 image" "$dir/d.img"
+[ $rc = 0 ] && grep -q "^create ld2 .* prefixes ip/24/0=1,ip/25/0=1,ip/26/0=1 grow factor 2 stages 8 image" "$dir/d.img"
 result $? "build -f of prefixes: the image carries their lengths"
 t "build: the image of prefixes restores" 0 "" -- restore -f "$dir/d.img"
 t "build: an address in a prefix is in it" 0 "is in ld2" -- test ld2 203.0.113.99

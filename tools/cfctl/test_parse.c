@@ -636,12 +636,97 @@ static void t_filter_spec(void)
 	CHECK(spec("image Zm9v", &fs, false, false, err) && strstr(err, "restore"),
 	      "image outside restore: %s", err);
 	CHECK(!spec("family ip image Zm9vYmFy", &fs, false, true, err) &&
-	      fs.image_len == 6 && !memcmp(fs.image, "foobar", 6), "image: %s", err);
+	      fs.nimages == 1 && fs.image_len[0] == 6 &&
+	      !memcmp(fs.image[0], "foobar", 6), "image: %s", err);
 	filter_spec_free(&fs);
 	CHECK(spec("image !!!!", &fs, false, true, err), "bad image");
 	filter_spec_free(&fs);
+	CHECK(spec("image Zm9v image !!!!", &fs, false, true, err),
+	      "bad second image");
+	filter_spec_free(&fs);
 	CHECK(spec("seed 1 image Zm9v", &fs, false, true, err), "seed with image");
 	filter_spec_free(&fs);
+
+	/* Growth (issue 20): grow by default, so nothing unless given. */
+	CHECK(!spec("capacity 1000", &fs, false, false, err) &&
+	      !(fs.have & (HAVE_GROW | HAVE_FACTOR | HAVE_STAGES)),
+	      "no growth words: the module's defaults");
+	CHECK(!spec("grow factor 4 stages 16", &fs, false, false, err) &&
+	      (fs.have & HAVE_GROW) && fs.grow && fs.factor == 4 &&
+	      fs.stages == 16, "grow factor 4 stages 16: %s", err);
+	CHECK(!spec("nogrow", &fs, false, false, err) && (fs.have & HAVE_GROW) &&
+	      !fs.grow, "nogrow: %s", err);
+	CHECK(!spec("nogrow factor 2 stages 1", &fs, false, false, err),
+	      "nogrow with factor and stages (set may turn growth on): %s", err);
+	CHECK(spec("grow nogrow", &fs, false, false, err) &&
+	      !strcmp(err, "give grow or nogrow, not both"),
+	      "grow nogrow: %s", err);
+	CHECK(spec("nogrow capacity 5 grow", &fs, false, false, err) &&
+	      !strcmp(err, "give grow or nogrow, not both"),
+	      "nogrow ... grow: %s", err);
+	CHECK(spec("grow grow", &fs, false, false, err) && strstr(err, "twice"),
+	      "grow twice: %s", err);
+	CHECK(spec("factor 1", &fs, false, false, err) &&
+	      strstr(err, "bad growth factor '1' (want 2 to 8"),
+	      "factor 1: %s", err);
+	CHECK(spec("factor 9", &fs, false, false, err) &&
+	      strstr(err, "bad growth factor '9'"), "factor 9: %s", err);
+	CHECK(spec("factor two", &fs, false, false, err), "factor two");
+	CHECK(spec("factor", &fs, false, false, err) && strstr(err, "value"),
+	      "factor without value: %s", err);
+	CHECK(!spec("factor 8 stages 1", &fs, false, false, err),
+	      "factor 8 stages 1: %s", err);
+	CHECK(spec("stages 0", &fs, false, false, err) &&
+	      strstr(err, "bad number of stages '0' (want 1 to 16"),
+	      "stages 0: %s", err);
+	CHECK(spec("stages 17", &fs, false, false, err) &&
+	      strstr(err, "bad number of stages '17'"), "stages 17: %s", err);
+	CHECK(spec("stages 2 stages 3", &fs, false, false, err) &&
+	      strstr(err, "twice"), "stages twice: %s", err);
+	CHECK(!spec("grow", &fs, true, false, err) && (fs.have & HAVE_GROW) &&
+	      fs.grow, "set grow: %s", err);
+	CHECK(!spec("nogrow disable", &fs, true, false, err) &&
+	      (fs.have & HAVE_GROW) && !fs.grow && !fs.enabled,
+	      "set nogrow disable: %s", err);
+	CHECK(spec("grow nogrow", &fs, true, false, err) &&
+	      strstr(err, "not both"), "set grow nogrow: %s", err);
+	CHECK(spec("factor 4", &fs, true, false, err) && strstr(err, "fixed") &&
+	      strstr(err, "grow/nogrow"), "set factor: %s", err);
+	CHECK(spec("stages 4", &fs, true, false, err) && strstr(err, "fixed"),
+	      "set stages: %s", err);
+
+	/* A restore's create line: an image per stage, oldest first. */
+	CHECK(!spec("grow factor 2 stages 8 image Zm9v image YmFy", &fs, false,
+		    true, err) && fs.nimages == 2 && fs.image_len[1] == 3 &&
+	      !memcmp(fs.image[1], "bar", 3), "two images: %s", err);
+	filter_spec_free(&fs);
+	CHECK(fs.nimages == 0 && !fs.image[0] && !fs.image[1],
+	      "filter_spec_free forgets every image");
+	CHECK(spec("stages 1 image Zm9v image YmFy", &fs, false, true, err) &&
+	      strstr(err, "2 images (stages) but at most 1 stages"),
+	      "more images than stages: %s", err);
+	filter_spec_free(&fs);
+	{
+		char line[2048] = "";
+		int i;
+
+		for (i = 0; i < 9; i++)
+			strcat(line, "image Zm9v ");
+		CHECK(spec(line, &fs, false, true, err) &&
+		      strstr(err, "at most 8 stages: give 'stages 9'"),
+		      "9 images, stages by default: %s", err);
+		filter_spec_free(&fs);
+		CHECK(!spec(strcat(line, "stages 9"), &fs, false, true, err) &&
+		      fs.nimages == 9, "9 images with stages 9: %s", err);
+		filter_spec_free(&fs);
+		line[0] = 0;
+		for (i = 0; i < 17; i++)
+			strcat(line, "image Zm9v ");
+		CHECK(spec(line, &fs, false, true, err) &&
+		      strstr(err, "more than 16 'image' words"),
+		      "17 images: %s", err);
+		filter_spec_free(&fs);
+	}
 }
 
 /*
@@ -874,7 +959,7 @@ static const struct {
 	{ "blocklist lines: addresses, comments, prefixes refused", t_list_lines },
 	{ "entries print back as they read", t_entry_format },
 	{ "base64 (RFC 4648 vectors, round trips, bad input)", t_base64 },
-	{ "create and set parameters", t_filter_spec },
+	{ "create and set parameters, growth included", t_filter_spec },
 	{ "input lines: bounded, no NUL, comments, read errors", t_line_reader },
 	{ "entries on the command line: words, separators, no leak", t_cmdline },
 	{ "the table size an image header declares", t_image_header },
