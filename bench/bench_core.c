@@ -972,6 +972,32 @@ static void minmax(const double *v, int n, double *lo, double *hi)
 }
 
 /*
+ * Rounds of two contenders, v[0] and v[1]: the median, min and max of
+ * each, and of their ratio v[1] / v[0] taken round by round.
+ */
+struct pair_stats {
+	double med[2], lo[2], hi[2];
+	double rmed, rlo, rhi;
+};
+
+static void pair_stats(double (*v)[SS_MAX_ROUNDS], int rounds,
+		       struct pair_stats *ps)
+{
+	double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS];
+	int e, r;
+
+	for (e = 0; e < 2; e++) {
+		minmax(v[e], rounds, &ps->lo[e], &ps->hi[e]);
+		memcpy(tmp, v[e], rounds * sizeof(double));
+		ps->med[e] = median(tmp, rounds);
+	}
+	for (r = 0; r < rounds; r++)
+		ratio[r] = v[1][r] / v[0][r];
+	minmax(ratio, rounds, &ps->rlo, &ps->rhi);
+	ps->rmed = median(ratio, rounds);
+}
+
+/*
  * Filters of f = 13 semi-sorted filled to capacity key by key: bits per
  * item held, and the false-positive rate over ss_negatives absent keys.
  * Every key added is looked up again: a miss would be a false negative.
@@ -1048,31 +1074,21 @@ static void bench_ss_space(void)
 static double ss_report(size_t n, const char *metric, double pos,
 			double (*v)[SS_MAX_ROUNDS], int rounds)
 {
-	double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS], med[2], lo[2], hi[2];
-	double rmed, rlo, rhi;
-	int e, r;
+	struct pair_stats ps;
 
-	for (e = 0; e < 2; e++) {
-		minmax(v[e], rounds, &lo[e], &hi[e]);
-		memcpy(tmp, v[e], rounds * sizeof(double));
-		med[e] = median(tmp, rounds);
-	}
-	for (r = 0; r < rounds; r++)
-		ratio[r] = v[1][r] / v[0][r];
-	minmax(ratio, rounds, &rlo, &rhi);
-	rmed = median(ratio, rounds);
+	pair_stats(v, rounds, &ps);
 	json("\"op\":\"ss_compare\",\"keys\":\"u64\",\"n\":%zu,\"metric\":\"%s\","
 	     "\"positive\":%.1f,\"plain_f\":%u,\"plain_mops\":%.2f,"
 	     "\"plain_min\":%.2f,\"plain_max\":%.2f,\"semisort_f\":%u,"
 	     "\"semisort_mops\":%.2f,\"semisort_min\":%.2f,"
 	     "\"semisort_max\":%.2f,\"ratio\":%.3f,\"ratio_min\":%.3f,"
 	     "\"ratio_max\":%.3f,\"rounds\":%d",
-	     n, metric, pos, SS_PLAIN_F, med[0], lo[0], hi[0], SS_F, med[1],
-	     lo[1], hi[1], rmed, rlo, rhi, rounds);
+	     n, metric, pos, SS_PLAIN_F, ps.med[0], ps.lo[0], ps.hi[0], SS_F,
+	     ps.med[1], ps.lo[1], ps.hi[1], ps.rmed, ps.rlo, ps.rhi, rounds);
 	human("  %-6s %4.0f%%  %7.1f (%.1f-%.1f)  %7.1f (%.1f-%.1f)  %.2fx (%.2f-%.2f)\n",
-	      metric, pos * 100, med[0], lo[0], hi[0], med[1], lo[1], hi[1],
-	      rmed, rlo, rhi);
-	return rmed;
+	      metric, pos * 100, ps.med[0], ps.lo[0], ps.hi[0], ps.med[1],
+	      ps.lo[1], ps.hi[1], ps.rmed, ps.rlo, ps.rhi);
+	return ps.rmed;
 }
 
 /* Fills a fresh filter of n with the n present keys; M inserts/s. */
@@ -1228,7 +1244,7 @@ static double stages_time(const struct cf_stages *s, const u8 *q, size_t n,
 static void bench_stages_k(u32 k, size_t n)
 {
 	int rounds = reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps;
-	double v[2][2][2][SS_MAX_ROUNDS];	/* [bs?][mix][one, k][round] */
+	double v[2][2][2][SS_MAX_ROUNDS];	/* [batch?][mix][one, k][round] */
 	u8 *present = gen_keys(K_U64, 0, n), *absent = gen_keys(K_U64, 1, n);
 	static const double mix[2] = { 0.0, 1.0 };
 	struct cf_stages s[2];
@@ -1255,30 +1271,21 @@ static void bench_stages_k(u32 k, size_t n)
 				}
 	for (b = 0; b < 2; b++)
 		for (mi = 0; mi < 2; mi++) {
-			double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS], med[2];
-			double rmed, rlo, rhi;
-			int e;
+			struct pair_stats ps;
 
-			for (e = 0; e < 2; e++) {
-				memcpy(tmp, v[b][mi][e], rounds * sizeof(double));
-				med[e] = median(tmp, rounds);
-			}
-			for (r = 0; r < rounds; r++)
-				ratio[r] = v[b][mi][1][r] / v[b][mi][0][r];
-			minmax(ratio, rounds, &rlo, &rhi);
-			rmed = median(ratio, rounds);
+			pair_stats(v[b][mi], rounds, &ps);
 			json("\"op\":\"stages\",\"keys\":\"u64\",\"n\":%zu,"
 			     "\"stages\":%u,\"got_stages\":%u,\"mode\":\"%s\","
 			     "\"positive\":%.1f,\"one_mops\":%.2f,"
 			     "\"staged_mops\":%.2f,\"ratio\":%.3f,"
 			     "\"ratio_min\":%.3f,\"ratio_max\":%.3f,"
 			     "\"rounds\":%d", n, k, s[1].n,
-			     b ? "batch" : "single", mix[mi], med[0], med[1],
-			     rmed, rlo, rhi, rounds);
+			     b ? "batch" : "single", mix[mi], ps.med[0],
+			     ps.med[1], ps.rmed, ps.rlo, ps.rhi, rounds);
 			human("  %u stages (%u made)  %-6s %4.0f%%  one %7.1f  "
 			      "staged %7.1f  %.2fx (%.2f-%.2f)\n", k, s[1].n,
-			      b ? "batch" : "single", mix[mi] * 100, med[0],
-			      med[1], rmed, rlo, rhi);
+			      b ? "batch" : "single", mix[mi] * 100, ps.med[0],
+			      ps.med[1], ps.rmed, ps.rlo, ps.rhi);
 		}
 	cf_stages_free(&s[0]);
 	cf_stages_free(&s[1]);
