@@ -150,7 +150,8 @@ static const struct verb verbs[] = {
 	  "its stages answers for (\"ambiguous\"; about its false-positive rate of\n"
 	  "the deletes, or an entry added again after it grew): one of them may\n"
 	  "be another entry's.  To remove such an entry, flush the filter and add\n"
-	  "the entries to keep again.\n\n"
+	  "the entries to keep again.  With -keep-ambiguous such entries are\n"
+	  "kept and counted, and the rest deleted, instead of failing the batch.\n\n"
 	  ENTRY_HELP },
 	{ "test", NULL, cmd_test,
 	  "test [-f FILE] NAME [ENTRY...]",
@@ -230,6 +231,9 @@ static void usage(FILE *f)
 	      "  -v, --verbose   say what was done, with counts and rates\n"
 	      "  -exist          create: an existing filter is fine; add: skip\n"
 	      "                  entries already present; del: skip missing ones\n"
+	      "  -keep-ambiguous del: an entry that more than one stage of a\n"
+	      "                  grown filter has is kept and counted instead of\n"
+	      "                  failing its batch\n"
 	      "  -f FILE         add/del/test/build: entries; restore: the stream;\n"
 	      "                  save: the output ('-' is stdin or stdout)\n"
 	      "  -o IMAGE        build: the output ('-' is stdout)\n"
@@ -291,6 +295,9 @@ static int take_opt(int argc, char **argv, int *i)
 	} else if (!strcmp(a, "-exist") || !strcmp(a, "--exist") ||
 		   !strcmp(a, "-!")) {
 		opts.exist = true;
+	} else if (!strcmp(a, "-keep-ambiguous") ||
+		   !strcmp(a, "--keep-ambiguous")) {
+		opts.keep_ambiguous = true;
 	} else if (!strcmp(a, "-skip-bad") || !strcmp(a, "--skip-bad")) {
 		opts.skip_bad = true;
 	} else if (!strcmp(a, "-n") || !strcmp(a, "--names") ||

@@ -49,6 +49,7 @@ struct cfctl_opts {
 	bool quiet;
 	bool verbose;
 	bool exist;		/* -exist: add/del/create tolerate "already" */
+	bool keep_ambiguous;	/* del: keep entries several stages have */
 	bool names_only;	/* list -n */
 	bool pretty;		/* -p: pretty JSON */
 	bool skip_bad;		/* add/del/test/build -f: skip bad lines */

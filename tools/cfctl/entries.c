@@ -402,6 +402,36 @@ int entries_from_file(const char *file, struct parsed *p)
 	return r;
 }
 
+/*
+ * What an add or del applied: with -v, a line of counts and rate; the
+ * entries -keep-ambiguous kept, always (but with -q).
+ */
+static void report_applied(struct opq *q, uint8_t cmd, const char *name,
+			   uint64_t count, double secs, FILE *vout)
+{
+	uint64_t done = opq_applied(q, cmd), skipped = 0;
+	bool add = cmd == NF_CUCKOO_CMD_ADD_ENTRIES;
+	struct op *op;
+
+	for (op = q->head; op; op = op->next)
+		skipped += op->r_skipped;
+	if (!add && opts.keep_ambiguous && skipped && !opts.quiet)
+		warnmsg("%" PRIu64 " entr%s kept%s: more than one stage of %s has each, and its own copy cannot be told; flush and add again to remove them",
+			skipped, skipped == 1 ? "y" : "ies",
+			opts.exist ? " or not present" : "", name);
+	if (!opts.verbose)
+		return;
+	fprintf(vout, "%s: %" PRIu64 " entries %s", name, done,
+		add ? "added" : "deleted");
+	if (skipped)
+		fprintf(vout, ", %" PRIu64 " skipped (%s)", skipped,
+			add ? "already present" :
+			!opts.keep_ambiguous ? "not present" :
+			opts.exist ? "not present or ambiguous" : "ambiguous");
+	fprintf(vout, " in %.3f s (%.0f entries/s, %zu requests)\n",
+		secs, secs > 0 ? (double)count / secs : 0.0, q->nops);
+}
+
 int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
 		  struct parsed *p, bool file, FILE *vout)
 {
@@ -420,6 +450,8 @@ int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
 		flags = NF_CUCKOO_BATCH_F_UNIQUE;
 	if (opts.exist && cmd == NF_CUCKOO_CMD_DEL_ENTRIES)
 		flags = NF_CUCKOO_BATCH_F_MISSING_OK;
+	if (opts.keep_ambiguous && cmd == NF_CUCKOO_CMD_DEL_ENTRIES)
+		flags |= NF_CUCKOO_BATCH_F_AMBIGUOUS_OK;
 	keep_texts = !file || (cmd == NF_CUCKOO_CMD_TEST_ENTRIES && opts.verbose);
 
 	opq_init(&q, nl);
@@ -489,21 +521,8 @@ int entries_apply(struct cfnl *nl, uint8_t cmd, const char *name,
 			printf("%s: %" PRIu64 " of %" PRIu64 " entries present (probably), %" PRIu64 " absent\n",
 			       name, present, count, absent);
 		r = absent ? EXIT_ABSENT : EXIT_OK;
-	} else if (opts.verbose) {
-		uint64_t done = opq_applied(&q, cmd), skipped = 0;
-		struct op *op;
-
-		for (op = q.head; op; op = op->next)
-			skipped += op->r_skipped;
-		fprintf(vout, "%s: %" PRIu64 " entries %s", name, done,
-			cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? "added" : "deleted");
-		if (skipped)
-			fprintf(vout, ", %" PRIu64 " skipped (%s)", skipped,
-				cmd == NF_CUCKOO_CMD_ADD_ENTRIES ?
-				"already present" : "not present");
-		fprintf(vout, " in %.3f s (%.0f entries/s, %zu requests)\n",
-			t1 - t0, t1 > t0 ? (double)count / (t1 - t0) : 0.0,
-			q.nops);
+	} else {
+		report_applied(&q, cmd, name, count, t1 - t0, vout);
 	}
 out:
 	opq_free(&q);

@@ -1269,6 +1269,8 @@ static int batch_one(struct fake_filter *f,
 		else
 			err = cf_stages_delete(&f->st, k, kl, &at);
 		*stage = (uint8_t)at;
+		if (err == -ENOTUNIQ && (flags & NF_CUCKOO_BATCH_F_AMBIGUOUS_OK))
+			return 1;
 		if (err == -ENOENT && (flags & NF_CUCKOO_BATCH_F_MISSING_OK))
 			return 1;
 		if (!err && c)
@@ -1362,7 +1364,7 @@ static int cmd_entries(struct req *r)
 	int rem, err;
 
 	allowed_f = r->cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
-		    NF_CUCKOO_BATCH_F_MISSING_OK;
+		    NF_CUCKOO_BATCH_F_MISSING_OK | NF_CUCKOO_BATCH_F_AMBIGUOUS_OK;
 	if (flags & ~allowed_f)
 		return req_err(r, fa, -EINVAL, "batch flag not valid for this command");
 	nla_for_each_attr(a, attrs, len, rem) {

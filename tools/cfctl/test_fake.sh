@@ -40,7 +40,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((102 - 11 * real))"
+echo "1..$((104 - 11 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -326,6 +326,12 @@ cf del gr $x
 	grep -q "to remove it, 'cfctl flush gr' and add the entries to keep again$" <<<"$out"
 result $? "grow: a delete of an entry two stages answer for: ambiguous, what to do, status 3"
 want_items gr 3001 "grow: the ambiguous delete deleted nothing"
+# -keep-ambiguous: the rest of the batch is deleted, that entry kept.
+{ echo "$x"; sed -n 5p "$dir/g3k"; } >"$dir/gamb"
+t "grow: del -keep-ambiguous: the other entry deleted, the ambiguous one kept and counted, status 0" \
+	0 "1 entry kept: more than one stage of gr has each" -- \
+	-keep-ambiguous del -f "$dir/gamb" gr
+want_items gr 3000 "grow: ... one item fewer"
 t "grow: set nogrow" 0 "" -- set gr nogrow
 t "grow: show says growth is off" 0 "^Growth: off factor 2 stages 8$" -- show gr
 entries 3001 9000 >"$dir/g6k"
