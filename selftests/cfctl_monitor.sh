@@ -149,7 +149,9 @@ for e in lines[last + 1:]:
             print("bad description: %s" % e, file=sys.stderr)
         elif e["name"] == "bl" and (f["capacity"], f["key"], f["family"]) != (1000, ["src"], "ip"):
             print("wrong description: %s" % e, file=sys.stderr)
-        elif e["event"] in ("set", "restore") and f["action"] != "count":
+        elif e["name"] == "tiny" and e["event"] == "set" and not f["grow"]:
+            print("wrong description: %s" % e, file=sys.stderr)
+        elif e["name"] == "bl" and e["event"] in ("set", "restore") and f["action"] != "count":
             print("set/restore does not say action count: %s" % e, file=sys.stderr)
     print(" ".join(w))
 EOF
