@@ -17,14 +17,7 @@ require_env
 plan 9
 FLOWS=${NFCP_GROW_FLOWS:-100000}
 
-C4=10.1.0.2 R4C=10.1.0.1 R4S=10.2.0.1 S4=10.2.0.2
-C6=fd01::2 R6C=fd01::1 R6S=fd02::1 S6=fd02::2
-mkns c r s
-link c vc $C4/24 $C6/64 r rc $R4C/24 $R6C/64
-link r rs $R4S/24 $R6S/64 s vs $S4/24 $S6/64
-route_via c $R4C $R6C
-route_via s $R4S $R6S
-ns r sysctl -qw net.ipv4.ip_forward=1 || bail "cannot enable forwarding"
+topo_router
 
 # Listed flow i: udp C4:(1024 + i % 50000) -> S4:(5001 + i / 50000).
 nft_load s <<EOF

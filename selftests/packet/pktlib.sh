@@ -320,6 +320,20 @@ neigh replace $6 lladdr $7 dev $2 nud permanent
 EOF
 }
 
+# A router: client c, router r (forwarding both families), server s,
+# c -- r -- s; C4, R4C, R4S, S4 and C6, R6C, R6S, S6 their addresses.
+C4=10.1.0.2 R4C=10.1.0.1 R4S=10.2.0.1 S4=10.2.0.2
+C6=fd01::2 R6C=fd01::1 R6S=fd02::1 S6=fd02::2
+topo_router() {
+	mkns c r s
+	link c vc $C4/24 $C6/64 r rc $R4C/24 $R6C/64
+	link r rs $R4S/24 $R6S/64 s vs $S4/24 $S6/64
+	route_via c $R4C $R6C
+	route_via s $R4S $R6S
+	ns r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 ||
+		bail "cannot enable forwarding"
+}
+
 # Two hosts: A (10.0.0.1, fd00::1) and B (10.0.0.2, fd00::2).
 A4=10.0.0.1
 B4=10.0.0.2
