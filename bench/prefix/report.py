@@ -5,8 +5,8 @@
     report.py FILE.jsonl [--tap]
 
 For each list: every contender's load time, kernel memory per prefix
-(MemAvailable's fall over the load, as bench/nf reads it, which is
-noise below a megabyte or so; and what the tool says it holds: nf_cuckoo
+(MemAvailable's fall over the load, as bench/nf reads it, shown from a
+megabyte on: below, it is noise; and what the tool says it holds: nf_cuckoo
 its table, ipset its "Size in memory", nftables nothing), the prefix-length combinations nf_cuckoo keeps, and
 the time a packet spends in its prerouting hook over the no-hook
 baseline of the same round (nfcf_hookbench's fastest chunk, as
@@ -106,7 +106,8 @@ def main():
                 k, NAMES[c],
                 ("> %d" % ld["limit_s"]) if ld["timed_out"]
                 else "%.2f" % (ld["us"] / 1e6),
-                "%.1f" % (ld["avail_kb"] * 1024 / n),
+                "%.1f" % (ld["avail_kb"] * 1024 / n)
+                if ld["avail_kb"] >= 1024 else "-",
                 "%.1f" % (ld["tool_bytes"] / n) if ld["tool_bytes"] else "-",
                 ld["combos"] if ld["combos"] is not None else "-",
                 fmt_over(o0), "%.2f" % spread(o0) if o0 and min(o0) > 0
