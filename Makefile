@@ -6,11 +6,14 @@
 #   make check-debug the selftests in a KASAN/lockdep/kmemleak kernel (built
 #                   once, about 20 minutes, then cached)
 #   make bench-core benchmark the filter core in userspace
-#   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about an
-#                   hour and a half: 1M flows), end to end and then each
-#                   prerouting hook timed in the kernel (bench-hook's run);
+#   make bench-nf   nf_cuckoo against nftables and ipset in the VM (about
+#                   two hours: 1M flows), end to end, then each prerouting
+#                   hook timed in the kernel (bench-hook's run), then
+#                   blocklists of prefixes (bench-prefix's run);
 #                   make bench runs bench-core, then bench-nf
 #   make bench-hook the in-kernel hook benchmark alone (bench/hook/run.sh)
+#   make bench-prefix blocklists of prefixes against ipset hash:net and an
+#                   nftables interval set, alone (bench/prefix/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
 #                   $(PREFIX)/share/man/man8, the fail2ban action into
@@ -34,7 +37,7 @@
 KVER ?= $(eval KVER := $$(shell scripts/kver.sh))$(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook deps clean
+.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook bench-prefix deps clean
 
 all: module cfctl
 
@@ -109,6 +112,9 @@ bench-nf: deps
 
 bench-hook: deps
 	bench/hook/run.sh
+
+bench-prefix: deps
+	bench/prefix/run.sh
 
 bench: bench-core
 	$(MAKE) bench-nf

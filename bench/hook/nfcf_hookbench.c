@@ -23,7 +23,16 @@
  *
  * Flows.  Flow k (0 <= k < 2^24) is UDP from 11.k/8 (IPv4) or
  * 2001:db8:1::k (IPv6), source port 1024 + k % 60000, to 10.0.0.2 or
- * 2001:db8::2, port 9000.  The loaded flows are those k < N (the runner
+ * 2001:db8::2, port 9000.
+ *
+ * Or the traffic's source addresses are given: what is written to
+ * /sys/kernel/debug/nfcf_hookbench/src (from offset 0 on: a write at offset
+ * 0 starts a new table) is a table of addresses, 4 bytes each for FAMILY 4
+ * and 16 for FAMILY 6, in network order, at most HB_SRC_MAX bytes; a run
+ * written as "FAMILY N MATCH PACKETS src" sends one skb from each, flow j
+ * from address j (its ports those of flow j), and ignores `traffic`.  N
+ * and MATCH are then only the labels the result line carries: the writer
+ * chose which addresses the filters hold.  bench/prefix/ uses this.  The loaded flows are those k < N (the runner
  * writes them into each contender); of the traffic's flows, a fraction
  * MATCH% (j % 100 < MATCH) are loaded ones spread over 0..N-1, the others
  * are N + j, which no contender holds.
@@ -76,10 +85,13 @@ MODULE_PARM_DESC(chunk, "packets timed between two cond_resched()");
 #define HB_PAYLOAD	18	/* a 60-byte IPv4 frame */
 #define HB_DPORT	9000
 #define HB_MAX_FLOWS	(1U << 24)
+#define HB_SRC_MAX	(16U << 20)
 
 static DEFINE_MUTEX(hb_lock);
 static char hb_result[512] = "none\n";
 static struct dentry *hb_dir;
+static u8 *hb_src;		/* the source addresses written, under hb_lock */
+static size_t hb_src_len;
 
 /* The traffic's flow j for N loaded flows and MATCH%. */
 static u32 hb_flow(u32 j, u32 n, u32 t, u32 match)
@@ -97,7 +109,9 @@ static void hb_fill_udp(struct udphdr *uh, u32 k, unsigned int len)
 	uh->check = 0;
 }
 
-static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k)
+/* The skb of flow @k, from @src (4 or 16 bytes) if not NULL. */
+static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k,
+			      const u8 *src)
 {
 	unsigned int l3 = family == 4 ? sizeof(struct iphdr) :
 			  sizeof(struct ipv6hdr);
@@ -133,6 +147,8 @@ static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k)
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
 		iph->saddr = htonl(0x0b000000 | k);
+		if (src)
+			memcpy(&iph->saddr, src, 4);
 		iph->daddr = htonl(0x0a000002);
 		ip_send_check(iph);
 	} else {
@@ -145,6 +161,8 @@ static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k)
 		ip6h->saddr.s6_addr32[0] = htonl(0x20010db8);
 		ip6h->saddr.s6_addr32[1] = htonl(0x00010000);
 		ip6h->saddr.s6_addr32[3] = htonl(k);
+		if (src)
+			memcpy(&ip6h->saddr, src, 16);
 		ip6h->daddr.s6_addr32[0] = htonl(0x20010db8);
 		ip6h->daddr.s6_addr32[3] = htonl(2);
 	}
@@ -232,19 +250,22 @@ static bool hb_chunk(struct net *net, int family, struct sk_buff **skbs,
 	return ok;
 }
 
-static int hb_run(int family, u32 n, u32 match, u64 packets)
+static int hb_run(int family, u32 n, u32 match, u64 packets, bool src)
 {
 	struct net *net = current->nsproxy->net_ns;
 	struct net_device *dev = net->loopback_dev;
 	struct hb_count c = {};
 	struct sk_buff **skbs;
 	unsigned int t = traffic, step = chunk ?: 1, j;
+	unsigned int alen = family == 4 ? 4 : 16;
 	bool *lost;
 	int err = 0;
 	u64 done, med = 0, least = 0;
 
+	if (src)
+		t = hb_src_len / alen;
 	if ((family != 4 && family != 6) || !n || match > 100 || !t ||
-	    n + t > HB_MAX_FLOWS || !packets)
+	    (!src && n + t > HB_MAX_FLOWS) || !packets)
 		return -EINVAL;
 	if (packets / step >= INT_MAX / sizeof(u64))
 		return -EINVAL;
@@ -256,7 +277,8 @@ static int hb_run(int family, u32 n, u32 match, u64 packets)
 		goto out;
 	}
 	for (j = 0; j < t; j++) {
-		skbs[j] = hb_skb(dev, family, hb_flow(j, n, t, match));
+		skbs[j] = src ? hb_skb(dev, family, j, hb_src + j * alen) :
+			  hb_skb(dev, family, hb_flow(j, n, t, match), NULL);
 		if (!skbs[j]) {
 			err = -ENOMEM;
 			goto out;
@@ -303,18 +325,20 @@ static ssize_t hb_write(struct file *file, const char __user *ubuf,
 {
 	unsigned long long packets;
 	unsigned int n, match;
-	char buf[64];
-	int family, err;
+	char buf[64], word[8] = "";
+	int family, err, got;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	if (sscanf(buf, "%d %u %u %llu", &family, &n, &match, &packets) != 4)
+	got = sscanf(buf, "%d %u %u %llu %7s", &family, &n, &match, &packets,
+		     word);
+	if (got < 4 || (got == 5 && strcmp(word, "src")))
 		return -EINVAL;
 	mutex_lock(&hb_lock);
-	err = hb_run(family, n, match, packets);
+	err = hb_run(family, n, match, packets, got == 5);
 	mutex_unlock(&hb_lock);
 	return err ? err : len;
 }
@@ -331,6 +355,42 @@ static ssize_t hb_read(struct file *file, char __user *ubuf, size_t len,
 	return ret;
 }
 
+/* Writes to "src" fill the address table; one at offset 0 empties it. */
+static ssize_t hb_src_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	if (*ppos < 0 || *ppos > HB_SRC_MAX || len > HB_SRC_MAX - *ppos)
+		return -EFBIG;
+	mutex_lock(&hb_lock);
+	if (!*ppos)
+		hb_src_len = 0;
+	if (!hb_src)
+		hb_src = vmalloc(HB_SRC_MAX);
+	if (!hb_src) {
+		ret = -ENOMEM;
+	} else if (*ppos != hb_src_len) {
+		ret = -EINVAL;		/* a hole, or a write over the table */
+	} else {
+		ret = len - copy_from_user(hb_src + *ppos, ubuf, len);
+		if (!ret && len)
+			ret = -EFAULT;
+		if (ret > 0) {
+			*ppos += ret;
+			hb_src_len = *ppos;
+		}
+	}
+	mutex_unlock(&hb_lock);
+	return ret;
+}
+
+static const struct file_operations hb_src_fops = {
+	.owner = THIS_MODULE,
+	.write = hb_src_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations hb_fops = {
 	.owner = THIS_MODULE,
 	.read = hb_read,
@@ -344,12 +404,14 @@ static int __init hb_init(void)
 	if (IS_ERR(hb_dir))
 		return PTR_ERR(hb_dir);
 	debugfs_create_file("run", 0600, hb_dir, NULL, &hb_fops);
+	debugfs_create_file("src", 0200, hb_dir, NULL, &hb_src_fops);
 	return 0;
 }
 
 static void __exit hb_exit(void)
 {
 	debugfs_remove_recursive(hb_dir);
+	vfree(hb_src);
 }
 
 module_init(hb_init);

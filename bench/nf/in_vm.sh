@@ -74,20 +74,9 @@ SPORT_MATCH=1024	# loaded flows use even ports from here, the others odd
 KEY='ip saddr . ip protocol . udp sport . ip daddr . udp dport'
 W=/tmp/nfb
 mkdir -p "$W"
-
-say() { echo "# [$SECONDS s] $*"; }
-
-# emit KEY=VALUE...: one JSON line; numbers, true, false and null bare.
-emit() {
-	local kv v out=
-
-	for kv in "$@"; do
-		v=${kv#*=}
-		[[ $v =~ ^(-?[0-9]+(\.[0-9]+)?|true|false|null)$ ]] || v="\"${v//\"/\'}\""
-		out+="${out:+,}\"${kv%%=*}\":$v"
-	done
-	echo "NFB-JSON {$out}"
-}
+TAG=NFB-JSON
+# shellcheck source=bench/guest.sh
+. "$REPO/bench/guest.sh"
 
 nsa() { local c=$1; shift; nsenter --net="/run/netns/nfb-a-$c" -- "$@"; }
 nsb() { local c=$1; shift; nsenter --net="/run/netns/nfb-b-$c" -- "$@"; }
@@ -99,9 +88,6 @@ nsbt() {
 	timeout --kill-after=10 "$LOAD_MAX" \
 		nsenter --net="/run/netns/nfb-b-$c" -- "$@"
 }
-us() { echo "${EPOCHREALTIME/./}"; }
-secs() { printf '%d.%02d' $(($1 / 1000000)) $(($1 / 10000 % 100)); }
-
 # The contenders' own commands: create N, load DIR, probe DIR, action
 # drop|mark, destroy.  probe sets ENTRIES and TOOL_BYTES (null: none).
 run_c() {
@@ -177,37 +163,6 @@ probe_nft() {
 	awk 'NR == 1 { sub(/^[^{]*[{] /, ""); split($0, e, ", "); first = e[1] }
 		END { sub(/ [}]$/, ""); n = split($0, e, ", "); print first ", " e[n] }' \
 		"$1/nft.txt"
-}
-
-# meminfo: "AVAILABLE SLAB VMALLOC PERCPU", kB, the per-CPU counters
-# folded first.  AVAILABLE is MemAvailable plus the free pages on per-CPU
-# lists (/proc/zoneinfo), which MemAvailable counts as used: they come and
-# go by megabytes with no allocation at all.
-meminfo() {
-	echo 1 >/proc/sys/vm/stat_refresh
-	awk -v pg="$(getconf PAGESIZE)" '
-		FILENAME == "/proc/meminfo" { m[$1] = $2; next }
-		$1 == "count:" { pcp += $2 }
-		END { print m["MemAvailable:"] + pcp * pg / 1024, m["Slab:"],
-			m["VmallocUsed:"], m["Percpu:"] }' /proc/meminfo /proc/zoneinfo
-}
-
-# settle: drop caches and shrink slabs until MemAvailable holds still
-# (within 256 kB over half a second; 15 s at most): what a load or a
-# destroy freed through RCU or workqueues is counted where it belongs.
-settle() {
-	local f i a b
-
-	for ((i = 0; i < 30; i++)); do
-		echo 3 >/proc/sys/vm/drop_caches
-		for f in /sys/kernel/slab/*/shrink; do
-			echo 1 >"$f"
-		done 2>/dev/null
-		read -r a _ <<<"$(meminfo)"
-		[ -n "${b:-}" ] && (((a - b) ** 2 < 256 ** 2)) && return
-		b=$a
-		sleep 0.5
-	done
 }
 
 # nft_counts C: "RX MARKED" from b's counters.
@@ -380,6 +335,4 @@ for match in 0 100; do
 	done
 	pkt "$match"
 done
-oops='BUG:|WARNING:|Oops|general protection|refcount_t:|soft lockup|RCU stall'
-dmesg | grep -E "$oops" | head -5 | sed 's/^/# dmesg: /'
-emit type=end kernel_warnings="$(dmesg | grep -cE "$oops")"
+end_record

@@ -4,7 +4,9 @@
 # nf_cuckoo against an nftables set and an ipset: load rate, kernel memory
 # and per-packet cost for the same flows, in one VM boot; then the
 # in-kernel hook benchmark (bench/hook/run.sh, a second boot), whose
-# per-packet figures are the ones the README quotes.
+# per-packet figures are the ones the README quotes; then blocklists of
+# prefixes against ipset's hash:net and an nftables interval set
+# (bench/prefix/run.sh, a third boot; not with --contenders).
 #
 #   bench/nf/run.sh [--quick] [--flows "N..."] [--reps R] [--rounds R]
 #                   [--slice MS] [--load-max S] [--timeout S]
@@ -101,4 +103,12 @@ hook=()
 [ "$QUICK" = 1 ] && hook+=(--quick)
 [ -n "$CONTENDERS" ] && hook+=(--flows "$FLOWS" --contenders "$CONTENDERS")
 KVER=$kver "$REPO/bench/hook/run.sh" "${hook[@]}" || rc=1
+
+# Blocklists of prefixes against hash:net and an interval set, a third
+# boot (not with --contenders: its contenders are others).
+if [ -z "$CONTENDERS" ]; then
+	prefix=()
+	[ "$QUICK" = 1 ] && prefix+=(--quick)
+	KVER=$kver "$REPO/bench/prefix/run.sh" "${prefix[@]}" || rc=1
+fi
 exit $((rc != 0))
