@@ -2716,14 +2716,15 @@ class ModelWorker(Worker):
         """A batch of prefixes the round's key refuses, a combination too
         many, or deletes of a combination holding no entry; then the
         filter's items and PREFIXES are what the model says."""
-        kinds = ["bad"]
+        kinds = ["bad", "unique"]
         if not self.key[1]:   # a bidirectional filter holds none
             kinds.append("unused")
             if any(self.combos_possible(f) > PREFIXES_MAX for f in fams):
                 kinds.append("bound")
         kind = self.rng.choice(kinds)
         self.stats["model_probe_prefix_" + kind] += 1
-        keep = getattr(self, "probe_prefix_" + kind)(name, keep, fams)
+        keep = getattr(self, "probe_prefix_" + kind)(name, keep, fams) \
+            if kind != "unique" else self.probe_prefix_unique(keep)
         self.expect_counts(name, keep, "after the prefix %s probe" % kind)
         return keep
 
@@ -2764,6 +2765,64 @@ class ModelWorker(Worker):
             self.expect(self.PREFIX_WHY[kind].encode() in msgs[0],
                         "%s: the ext ack says %r" % (what, msgs[0]))
         self.stats["model_prefix_refused_" + kind] += 1
+        return keep
+
+    def probe_prefix_unique(self, keep):
+        """In a filter of its own (the restore's name, free until the
+        restore), nearly full and of 6-bit fingerprints, where about one
+        lookup in ten is a false positive: a UNIQUE ADD of prefixes of
+        combinations that hold no entry, every combination of both
+        families.  The counts are exact, so such a prefix is not in the
+        table, whatever a lookup says: each must be added, none skipped,
+        and an address inside each must then match.  The model's own
+        filter is untouched (keep)."""
+        rng, fid = self.rng, self.ctx.fid
+        name = self.ctx.model_names[2]
+        cap = 500
+        nm = nlattr(A["NAME"], name.encode() + b"\0")
+        r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                          nlattr(A["FAMILY"], b"\3") +
+                          nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
+                          nlattr(A["FP_BITS"], b"\6") +
+                          nlattr(A["GROW"], b"\0") +
+                          nlattr(A["ENABLED"], b"\0")))
+        if not r or r.outcome() != 0:
+            self.stats["model_skipped_%s" % errname(r.outcome() if r
+                                                    else 1)] += 1
+            return keep
+        held = [self.prefix_entry(rng.choice([1, 2]), 0, 0)
+                for _ in range(cap - 2 * PREFIXES_MAX - 16)]
+        r = self.batch("ADD_ENTRIES", name, held)
+        if self.expect(r and r.outcome() == 0, "UNIQUE probe: ADD of %d "
+                       "into capacity %d: %s" % (len(held), cap, errname(
+                           r.outcome()) if r else "-")):
+            pfx, key, self.key = [], self.key, (KEY_ALL, False)
+            for f in (1, 2):   # the combinations of this filter's key
+                used = set()
+                for _ in range(PREFIXES_MAX):
+                    used.add(self.pick_combo(f, used))
+                pfx += [self.prefix_entry(f, *c) for c in used]
+            self.key = key
+            rng.shuffle(pfx)
+            r = self.batch("ADD_ENTRIES", name, pfx, flags=1)   # UNIQUE
+            fail = batch_fail(r)
+            if fail and fail[1] in (WHY_FULL, WHY_QUOTA):
+                self.stats["model_prefix_unique_full"] += 1
+            elif r:
+                a = self.attrs_of(r)
+                skipped = u(a[A["BATCH_SKIPPED"]][0], 4) if a else None
+                if self.expect(r.outcome() == 0 and skipped == 0,
+                               "UNIQUE ADD of %d prefixes of combinations "
+                               "holding no entry: %s, %s skipped" % (
+                                   len(pfx), errname(r.outcome()),
+                                   skipped)):
+                    self.stats["model_prefix_unique_added"] += len(pfx)
+                    self.expect_counts(name, held + pfx, "after a UNIQUE "
+                                       "ADD of prefixes")
+                    self.expect_present(name, pfx, "after a UNIQUE ADD of "
+                                        "prefixes")
+        r = self.request("DEL", name)
+        self.expect(r and r.outcome() == 0, "DEL after the UNIQUE probe")
         return keep
 
     def probe_prefix_bound(self, name, keep, fams):
