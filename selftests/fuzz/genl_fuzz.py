@@ -3015,17 +3015,22 @@ class ModelWorker(Worker):
 
     def load_refused(self, other, img, fam, fams, keyattrs, counts):
         """A LOAD_BEGIN of the save whose PREFIXES the key, families or
-        bound refuse: EINVAL, and nothing made (the restore that follows
+        bound refuse: EINVAL, or ERANGE from the policy for more than
+        2 * PREFIXES_MAX records; nothing made (the restore that follows
         takes the name)."""
         bad, how = self.spoiled_prefixes(counts, fams)
+        want = errno.ERANGE if len(bad) > 2 * PREFIXES_MAX * \
+            PREFIX_COUNT.size else errno.EINVAL
         r = self.one(load_msgs(self.ctx.fid, other, img[0], img[1],
                                family=fam, extra=keyattrs + nlattr(
                                    A["PREFIXES"], bad))[0])
         if r and r.outcome() in (-errno.EDQUOT, -errno.ENOMEM):
             return   # churn lowered the ceiling: the images' own check
-        if self.expect(r and r.outcome() == -errno.EINVAL,
-                       "LOAD_BEGIN with PREFIXES wrong (%s): %s" % (
-                           how, errname(r.outcome()) if r else "-")):
+        if self.expect(r and r.outcome() == -want,
+                       "LOAD_BEGIN with %d PREFIXES records wrong (%s): %s, "
+                       "want %s" % (len(bad) // PREFIX_COUNT.size, how,
+                                    errname(r.outcome()) if r else "-",
+                                    errno.errorcode[want])):
             self.stats["model_prefix_load_refused"] += 1
 
     def model_add(self, name, ents, cap, grow):
