@@ -430,7 +430,10 @@ static int nfcf_filter_new_stage(void *ctx, const struct cf_params *p,
  * stage has is absent, and a unique add asks and adds with one hash.  A
  * prefix key is counted in its combination: a delete of a combination
  * that counts no entry is refused without asking the table (a count never
- * goes below zero), an add of a new one publishes it first.
+ * goes below zero), a unique add of one adds without asking it (a false
+ * positive would skip a prefix that packets, never masked to a
+ * combination of count 0, do not match), an add of a new one publishes
+ * it first.
  */
 static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k,
 			  u32 flags, bool del, u8 *stage)
@@ -461,8 +464,9 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 		if (err)
 			return err;
 	}
+	/* A prefix whose combination counts no entry is not in the table. */
 	err = cf_stages_add(&f->st, k, sizeof(*k),
-			    flags & NF_CUCKOO_BATCH_F_UNIQUE,
+			    (flags & NF_CUCKOO_BATCH_F_UNIQUE) && !(c && !c->count),
 			    nfcf_filter_new_stage, f, &at);
 	*stage = at;
 	if (!err && c)

@@ -27,7 +27,12 @@ messages.  Several processes run at once for --seconds:
   model    private filters with exact expectations: what was added tests
            positive, counts add up, save/restore keeps every entry, with
            entries nested and packed at random; batches that fail at a
-           known entry (or as a whole) answer so and change nothing
+           known entry (or as a whole) answer so and change nothing;
+           prefix entries among them (keys of the 5-tuple, without an
+           address, or bidirectional): PREFIXES counts exact after every
+           step, addresses inside a prefix found, the 33rd combination,
+           prefixes the key refuses and deletes of a combination holding
+           nothing refused at their entry, the counts saved and restored
   netns    children in a fresh network namespace each that fuzz, leave a
            load and a dump open and die, so the namespace goes with them
   traffic  UDP over loopback, so the hooks the filters register run
@@ -1577,14 +1582,17 @@ class MutateWorker(Worker):
                 self.new_conn()
 
 
-def save_image(w, name, conn=None):
+def save_image(w, name, conn=None, first=None):
     """SAVE a filter fully: (header, table) or None; header is a list of
-    the stages' headers when it has several."""
+    the stages' headers when it has several.  first: a dict to receive
+    the first message's attributes (the filter's description)."""
     r = w.one(genl(w.ctx.fid, C["SAVE"], F_REQUEST | F_ACK | F_DUMP, 0,
                    nlattr(A["NAME"], name.encode() + b"\0")))
     if not r or r.outcome() != 0 or r.intr or not r.msgs:
         return None
     a0 = w.attrs_of(r)
+    if first is not None:
+        first.update(a0)
     table = b"".join(w.attrs_of(r, i)[A["CHUNK_DATA"]][0]
                      for i in range(1, len(r.msgs)))
     hdrs = a0[A["IMAGE_HEADER"]]
@@ -1992,11 +2000,93 @@ def entry_bytes(items):
                              for k, v in items])
 
 
-def record_bytes(e, pad=bytes(3)):
-    """A valid entry (every field given) as a packed record."""
+def record_bytes(e, pad=None):
+    """A valid entry (every field given) as a packed record; pad: the three
+    bytes after the protocol, to spoil them (default: the entry's prefix
+    lengths, then a zero pad byte)."""
     d = dict(e)
+    if pad is None:
+        pad = bytes([d.get("SRC_PLEN", 0), d.get("DST_PLEN", 0), 0])
     return PACKED[PACKED_OF[d["FAMILY"]]][1].pack(
         d["SRC"], d["DST"], d["SPORT"], d["DPORT"], d["PROTO"], pad)
+
+
+# Prefixes: enum nf_cuckoo_key_field's address bits, and struct
+# nf_cuckoo_prefix_count (family, source and destination lengths, pad, count)
+KEY_SRC_ADDR, KEY_DST_ADDR, KEY_ALL = 0x1, 0x2, 0x1f
+PREFIX_COUNT = struct.Struct("=BBBBI")
+
+
+def addr_bits(fam):
+    return 32 if fam == 1 else 128
+
+
+def masked(addr, plen):
+    """addr (bytes, network order) with the bits past plen cleared; plen 0
+    keeps it whole."""
+    if not plen:
+        return addr
+    host = 8 * len(addr) - plen
+    return (int.from_bytes(addr, "big") >> host << host).to_bytes(len(addr),
+                                                                 "big")
+
+
+def entry_combo(e):
+    """(family, source length, destination length) of a valid entry, a
+    length 0 for a single address (given as 0, as the full length, or not
+    at all)."""
+    d = dict(e)
+    bits = addr_bits(d["FAMILY"])
+    s, t = d.get("SRC_PLEN", 0), d.get("DST_PLEN", 0)
+    return d["FAMILY"], 0 if s == bits else s, 0 if t == bits else t
+
+
+def is_prefix(e):
+    return entry_combo(e)[1:] != (0, 0)
+
+
+def prefix_counts(entries):
+    """What a filter holding entries (valid ones, a multiset) reports in
+    PREFIXES: {(family, src_plen, dst_plen): count}, full addresses not."""
+    c = collections.Counter(entry_combo(e) for e in entries)
+    return {k: n for k, n in c.items() if k[1] or k[2]}
+
+
+def parse_prefixes(a):
+    """A GET or SAVE reply's PREFIXES as {(family, s, d): count}, or a
+    string saying what is wrong with it: at most one attribute, none when
+    empty, whole records of a family, a combination other than full
+    addresses (lengths below the address's), pad 0, count >= 1, none
+    twice, at most PREFIXES_MAX per family."""
+    ps = a.get(A["PREFIXES"], [])
+    if not ps:
+        return {}
+    if len(ps) > 1 or not ps[0] or len(ps[0]) % PREFIX_COUNT.size:
+        return "%d PREFIXES of %s bytes" % (len(ps), [len(p) for p in ps])
+    out = {}
+    for fam, s, d, pad, n in PREFIX_COUNT.iter_unpack(ps[0]):
+        if fam not in (1, 2) or pad or not n or not (s or d) or \
+                max(s, d) >= addr_bits(fam) or (fam, s, d) in out:
+            return "record (%d, %d, %d, pad %d, count %d)" % (fam, s, d,
+                                                              pad, n)
+        out[(fam, s, d)] = n
+    if any(sum(1 for k in out if k[0] == f) > PREFIXES_MAX for f in (1, 2)):
+        return "more than %d combinations of a family" % PREFIXES_MAX
+    return out
+
+
+def overflow_at(counts, entries):
+    """Where an ADD of entries, in message order, into a filter whose
+    PREFIXES are counts fails for one combination too many of a family
+    (None: it does not)."""
+    used = {f: {(s, d) for ff, s, d in counts if ff == f} for f in (1, 2)}
+    for i, e in enumerate(entries):
+        f, s, d = entry_combo(e)
+        if (s or d) and (s, d) not in used[f]:
+            if len(used[f]) == PREFIXES_MAX:
+                return i
+            used[f].add((s, d))
+    return None
 
 
 def batch_body(rng, entries, pads=None):
@@ -2019,7 +2109,7 @@ def batch_body(rng, entries, pads=None):
         recs = []
         while i < len(entries) and len(recs) < most and \
                 entries[i][0][1] == fam:
-            recs.append(record_bytes(entries[i], pads.get(i, bytes(3))))
+            recs.append(record_bytes(entries[i], pads.get(i)))
             i += 1
         out.append(nlattr(A[name], b"".join(recs)))
     return b"".join(out)
@@ -2317,16 +2407,97 @@ class ModelWorker(Worker):
 
     def flows(self, n, fams):
         """n valid entries of the families fams, in runs of one family (a
-        packed attribute holds one)."""
+        packed attribute holds one); a share of them prefixes of the
+        round's combinations of lengths."""
+        rng = self.rng
         out = []
         while len(out) < n:
-            fam = self.rng.choice(fams)
-            run = min(n - len(out), self.rng.choice([1, 5, 50, 1000]))
-            out += [self.gen.entry(True, fam) for _ in range(run)]
+            fam = rng.choice(fams)
+            run = min(n - len(out), rng.choice([1, 5, 50, 1000]))
+            cs = self.combos.get(fam)
+            for _ in range(run):
+                if cs and rng.random() < self.pshare:
+                    out.append(self.prefix_entry(fam, *rng.choice(cs)))
+                else:
+                    out.append(self.plain_entry(fam))
         return out
 
-    def items(self, name):
-        r = self.request("GET", name)
+    def plain_entry(self, fam):
+        """An entry of full addresses: the small set of flows the other
+        workers use, or random addresses when the key lacks one (so that
+        its entries do not pile up on a few keys); now and then a prefix
+        length that means a single address (0, the full length) given."""
+        rng = self.rng
+        e = self.gen.entry(True, fam)
+        bits = addr_bits(fam)
+        if self.wide:
+            e = [(k, rng.getrandbits(bits).to_bytes(bits // 8, "big")
+                  if k in ("SRC", "DST") else v) for k, v in e]
+        if rng.random() < 0.05:
+            e.append((rng.choice(["SRC_PLEN", "DST_PLEN"]),
+                      rng.choice([0, bits])))
+        return e
+
+    def prefix_entry(self, fam, s, d):
+        """A valid entry of the combination of lengths (s, d), 0 a single
+        address (said so, as 0 or the full length, now and then): random
+        addresses masked to them and random ports, so that entries of a
+        short prefix rarely coincide."""
+        rng = self.rng
+        bits = addr_bits(fam)
+        e = [("FAMILY", fam)] + [
+            (k, masked(rng.getrandbits(bits).to_bytes(bits // 8, "big"), p))
+            for k, p in (("SRC", s), ("DST", d))]
+        e += [("SPORT", rng.randrange(65536)), ("DPORT", rng.randrange(65536)),
+              ("PROTO", rng.choice([6, 17, 1, 58, 132]))]
+        for k, p in (("SRC_PLEN", s), ("DST_PLEN", d)):
+            if p or rng.random() < 0.2:
+                e.append((k, p or rng.choice([0, bits])))
+        return e
+
+    def instance(self, e):
+        """A full-address entry inside the prefix entry e: its addresses
+        with random bits past the lengths, its ports and protocol."""
+        d = dict(e)
+        bits = addr_bits(d["FAMILY"])
+        out = []
+        for k, v in e:
+            if k in ("SRC_PLEN", "DST_PLEN"):
+                continue
+            p = d.get(k + "_PLEN", 0) if k in ("SRC", "DST") else 0
+            if 0 < p < bits:
+                v = (int.from_bytes(v, "big") |
+                     self.rng.getrandbits(bits - p)).to_bytes(bits // 8, "big")
+            out.append((k, v))
+        return out
+
+    def allowed(self, fam):
+        """The prefix lengths the round's key takes on an entry's source
+        and on its destination (none on a field it lacks, none at all if
+        bidirectional)."""
+        fields, bidir = self.key
+        bits = addr_bits(fam)
+        return [range(1, bits) if fields & f and not bidir else range(0)
+                for f in (KEY_SRC_ADDR, KEY_DST_ADDR)]
+
+    def combos_possible(self, fam):
+        src, dst = self.allowed(fam)
+        return (len(src) + 1) * (len(dst) + 1) - 1
+
+    def pick_combo(self, fam, used, lo=1):
+        """A combination of lengths (s, d) the key takes, not in used, its
+        lengths at least lo (or 0); None if there is none."""
+        src, dst = ([0] + [p for p in r if p >= lo] for r in self.allowed(fam))
+        for _ in range(100):
+            c = (self.rng.choice(src), self.rng.choice(dst))
+            if (c[0] or c[1]) and c not in used:
+                return c
+        free = [(a, b) for a in src for b in dst
+                if (a or b) and (a, b) not in used]
+        return self.rng.choice(free) if free else None
+
+    def items(self, name, r=None):
+        r = r or self.request("GET", name)
         if not r or r.outcome() != 0:
             return None
         st, _ = walk_attrs(self.attrs_of(r)[A["STATS"]][0])
@@ -2335,10 +2506,30 @@ class ModelWorker(Worker):
                 return u(self.attrs_of(r)[A["STATS"]][0][o:o + ln], 8)
         return None
 
+    def expect_counts(self, name, keep, what):
+        """One GET: the filter's items are len(keep), and its PREFIXES
+        the combinations of keep's prefix entries, each with its count."""
+        r = self.request("GET", name)
+        if not self.expect(r and r.outcome() == 0, "GET %s: %s" % (
+                what, errname(r.outcome()) if r else "-")):
+            return
+        self.expect(self.items(name, r) == len(keep), "items != %d %s" %
+                    (len(keep), what))
+        got, want = parse_prefixes(self.attrs_of(r)), prefix_counts(keep)
+        self.expect(got == want, "PREFIXES %s: %s, want %s" % (
+            what, sorted(got.items()) if isinstance(got, dict) else got,
+            sorted(want.items())))
+        self.stats["model_prefix_checks"] += 1
+        self.stats["model_prefix_checks_held"] += bool(want)
+
     def expect_present(self, name, entries, what):
+        """Every entry tests present, and for each prefix entry an address
+        inside it, looked up as a packet's are: through the combinations
+        of lengths the filter holds."""
         for i in range(0, len(entries), 1000):
             part = entries[i:i + 1000]
-            r = self.batch("TEST_ENTRIES", name, part)
+            inst = [self.instance(e) for e in part if is_prefix(e)]
+            r = self.batch("TEST_ENTRIES", name, part + inst)
             if not r or r.outcome() != 0:
                 self.anomaly("model %s: TEST answered %s" %
                              (what, errname(r.outcome()) if r else "nothing"),
@@ -2347,11 +2538,15 @@ class ModelWorker(Worker):
             bm = self.attrs_of(r)[A["TEST_BITMAP"]][0]
             miss = sum(1 for j in range(len(part))
                        if not bm[j // 8] >> (j % 8) & 1)
-            if miss:
-                self.lost += miss
-                self.stats["lost_model"] += miss
-                self.anomaly("model %s: %d of %d entries lost" %
-                             (what, miss, len(part)), b"")
+            imiss = sum(1 for j in range(len(part), len(part) + len(inst))
+                        if not bm[j // 8] >> (j % 8) & 1)
+            self.stats["model_prefix_inside"] += len(inst)
+            if miss or imiss:
+                self.lost += miss + imiss
+                self.stats["lost_model"] += miss + imiss
+                self.anomaly("model %s: %d of %d entries lost, %d of %d "
+                             "addresses inside prefixes not found" %
+                             (what, miss, len(part), imiss, len(inst)), b"")
 
     def expect(self, cond, what):
         if not cond:
@@ -2378,8 +2573,7 @@ class ModelWorker(Worker):
                                 if k != "family" or len(fams) == 1])
         self.stats["model_probe_" + kind] += 1
         keep = getattr(self, "probe_" + kind)(name, keep, fams)
-        self.expect(self.items(name) == len(keep), "items != %d after the "
-                    "%s probe" % (len(keep), kind))
+        self.expect_counts(name, keep, "after the %s probe" % kind)
         return keep
 
     def probe_family(self, name, keep, fams):
@@ -2430,7 +2624,8 @@ class ModelWorker(Worker):
         ents = [keep[j] for j in pick]
         k = rng.randrange(len(ents) + 1)
         ents.insert(k, [(f, os.urandom(len(v)) if f in ("SRC", "DST") else v)
-                        for f, v in self.flows(1, fams)[0]])
+                        for f, v in self.flows(1, fams)[0]
+                        if f not in ("SRC_PLEN", "DST_PLEN")])
         r = self.batch("TEST_ENTRIES", name, ents)
         if not self.expect(r and r.outcome() == 0, "TEST of present entries "
                            "and an absent one"):
@@ -2512,6 +2707,332 @@ class ModelWorker(Worker):
         self.expect_fail(r, "packed entries on %s" % cmd, {errno.EINVAL}, None)
         return keep
 
+    # what the extended ack says of an entry's prefix refused (EINVAL)
+    PREFIX_WHY = {"hostbits": "bits set past its prefix length",
+                  "field": "the filter's key does not hold",
+                  "bidir": "bidirectional filter holds no prefixes"}
+
+    def probe_prefix(self, name, keep, fams):
+        """A batch of prefixes the round's key refuses, a combination too
+        many, or deletes of a combination holding no entry; then the
+        filter's items and PREFIXES are what the model says."""
+        kinds = ["bad", "unique"]
+        if not self.key[1]:   # a bidirectional filter holds none
+            kinds.append("unused")
+            if any(self.combos_possible(f) > PREFIXES_MAX for f in fams):
+                kinds.append("bound")
+        kind = self.rng.choice(kinds)
+        self.stats["model_probe_prefix_" + kind] += 1
+        keep = getattr(self, "probe_prefix_" + kind)(name, keep, fams) \
+            if kind != "unique" else self.probe_prefix_unique(keep)
+        self.expect_counts(name, keep, "after the prefix %s probe" % kind)
+        return keep
+
+    def probe_prefix_bad(self, name, keep, fams):
+        """Among valid entries, a prefix (a length below the address's) the
+        filter refuses: on a field its key lacks, in a bidirectional
+        filter, or with bits set past the length, in the order the module
+        checks them (the length past the address first, the source before
+        the destination): EINVAL there, whatever the command, and the
+        extended ack says which."""
+        rng = self.rng
+        fields, bidir = self.key
+        fam = rng.choice(fams)
+        bits = addr_bits(fam)
+        field = rng.choice(["SRC", "DST"])
+        bit = KEY_SRC_ADDR if field == "SRC" else KEY_DST_ADDR
+        kind = "bidir" if bidir else "hostbits" if fields & bit else "field"
+        p = rng.randrange(1, bits)
+        other = self.allowed(fam)[field == "SRC"]
+        q = rng.choice(other) if other and rng.random() < 0.5 else 0
+        e = self.prefix_entry(fam, *((p, q) if field == "SRC" else (q, p)))
+        if kind == "hostbits" or rng.random() < 0.5:
+            # set a bit past the length (the kind checked first wins)
+            e = [(k, (int.from_bytes(v, "big") |
+                      1 << rng.randrange(bits - p)).to_bytes(bits // 8, "big"))
+                 if k == field else (k, v) for k, v in e]
+        ents = self.flows(rng.randrange(0, 200), fams)
+        k = rng.randrange(len(ents) + 1)
+        ents.insert(k, e)
+        cmd = rng.choice(BATCH_CMDS)
+        r = self.batch(cmd, name, ents)
+        what = "%s /%d on %s (%s, key %#x%s)" % (
+            cmd, p, field, kind, fields, ", bidirectional" if bidir else "")
+        self.expect_fail(r, what, {errno.EINVAL}, (k, WHY_MALFORMED))
+        msgs = [x[NLMSGERR_ATTR_MSG] for x in (r.extack if r else [])
+                if NLMSGERR_ATTR_MSG in x]
+        if msgs:
+            self.expect(self.PREFIX_WHY[kind].encode() in msgs[0],
+                        "%s: the ext ack says %r" % (what, msgs[0]))
+        self.stats["model_prefix_refused_" + kind] += 1
+        return keep
+
+    def probe_prefix_unique(self, keep):
+        """In a filter of its own (the restore's name, free until the
+        restore), nearly full and of 6-bit fingerprints, where about one
+        lookup in ten is a false positive: a UNIQUE ADD of prefixes of
+        combinations that hold no entry, every combination of both
+        families.  The counts are exact, so such a prefix is not in the
+        table, whatever a lookup says: each must be added, none skipped,
+        and an address inside each must then match.  The model's own
+        filter is untouched (keep)."""
+        rng, fid = self.rng, self.ctx.fid
+        name = self.ctx.model_names[2]
+        cap = 500
+        nm = nlattr(A["NAME"], name.encode() + b"\0")
+        r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0, nm +
+                          nlattr(A["FAMILY"], b"\3") +
+                          nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
+                          nlattr(A["FP_BITS"], b"\6") +
+                          nlattr(A["GROW"], b"\0") +
+                          nlattr(A["ENABLED"], b"\0")))
+        if not r or r.outcome() != 0:
+            self.stats["model_skipped_%s" % errname(r.outcome() if r
+                                                    else 1)] += 1
+            return keep
+        held = [self.prefix_entry(rng.choice([1, 2]), 0, 0)
+                for _ in range(cap - 2 * PREFIXES_MAX - 16)]
+        r = self.batch("ADD_ENTRIES", name, held)
+        if self.expect(r and r.outcome() == 0, "UNIQUE probe: ADD of %d "
+                       "into capacity %d: %s" % (len(held), cap, errname(
+                           r.outcome()) if r else "-")):
+            pfx, key, self.key = [], self.key, (KEY_ALL, False)
+            for f in (1, 2):   # the combinations of this filter's key
+                used = set()
+                for _ in range(PREFIXES_MAX):
+                    used.add(self.pick_combo(f, used))
+                pfx += [self.prefix_entry(f, *c) for c in used]
+            self.key = key
+            rng.shuffle(pfx)
+            r = self.batch("ADD_ENTRIES", name, pfx, flags=1)   # UNIQUE
+            fail = batch_fail(r)
+            if fail and fail[1] in (WHY_FULL, WHY_QUOTA):
+                self.stats["model_prefix_unique_full"] += 1
+            elif r:
+                a = self.attrs_of(r)
+                skipped = u(a[A["BATCH_SKIPPED"]][0], 4) if a else None
+                if self.expect(r.outcome() == 0 and skipped == 0,
+                               "UNIQUE ADD of %d prefixes of combinations "
+                               "holding no entry: %s, %s skipped" % (
+                                   len(pfx), errname(r.outcome()),
+                                   skipped)):
+                    self.stats["model_prefix_unique_added"] += len(pfx)
+                    self.expect_counts(name, held + pfx, "after a UNIQUE "
+                                       "ADD of prefixes")
+                    self.expect_present(name, pfx, "after a UNIQUE ADD of "
+                                        "prefixes")
+        r = self.request("DEL", name)
+        self.expect(r and r.outcome() == 0, "DEL after the UNIQUE probe")
+        return keep
+
+    def probe_prefix_bound(self, name, keep, fams):
+        """NF_CUCKOO_PREFIXES_MAX combinations of lengths of a family in
+        use, and then an entry of one more: refused there (EOVERFLOW,
+        E_PREFIXES) and its batch undone, combinations new in it too.
+        The family's combinations are filled by a batch of their own,
+        kept, or by the refused batch itself."""
+        rng = self.rng
+        fam = rng.choice([f for f in fams
+                          if self.combos_possible(f) > PREFIXES_MAX])
+        used = {(s, d) for f, s, d in prefix_counts(keep) if f == fam}
+        new = []
+        while len(used) + len(new) <= PREFIXES_MAX:
+            new.append(self.pick_combo(fam, used | set(new)))
+        fill = [self.prefix_entry(fam, *c) for c in new[:-1]
+                for _ in range(rng.choice([1, 1, 2]))]
+        if rng.random() < 0.5:
+            ents = fill + self.flows(rng.randrange(0, 30), fams)
+            rng.shuffle(ents)
+            keep = self.bound_batch(name, keep, ents, "ADD of %d combinations"
+                                    " of family %d" % (PREFIXES_MAX, fam))
+            self.expect_counts(name, keep, "after an ADD of %d combinations"
+                               % PREFIXES_MAX)
+            fill = []
+        ents = fill + self.flows(rng.randrange(0, 30), fams)
+        rng.shuffle(ents)
+        ents.insert(rng.randrange(len(ents) + 1),
+                    self.prefix_entry(fam, *new[-1]))
+        return self.bound_batch(name, keep, ents, "ADD of a combination past"
+                                " %d of family %d" % (PREFIXES_MAX, fam))
+
+    def bound_batch(self, name, keep, ents, what):
+        """ADD ents: refused at the entry the model says makes a family's
+        combinations one too many, else done whole; or full before that
+        entry (the table's room, not the bound: the batch is undone all
+        the same).  The entries kept."""
+        at = overflow_at(prefix_counts(keep), ents)
+        r = self.batch("ADD_ENTRIES", name, ents)
+        if r is None:
+            return keep
+        fail = batch_fail(r)
+        if fail and fail[1] in (WHY_FULL, WHY_QUOTA) and \
+                (at is None or fail[0] < at):
+            self.stats["model_prefix_bound_full"] += 1
+            return keep
+        if at is not None:
+            self.expect_fail(r, what, {errno.EOVERFLOW}, (at, WHY_PREFIXES))
+            self.stats["model_prefix_bound_refused"] += 1
+            return keep
+        if not self.expect(r.outcome() == 0, "%s: %s, failure %s" % (
+                what, errname(r.outcome()), fail)):
+            return keep
+        keep = keep + ents
+        if any(sum(1 for c in prefix_counts(keep) if c[0] == f) ==
+               PREFIXES_MAX for f in (1, 2)):
+            self.stats["model_prefix_bound_filled"] += 1
+        return keep
+
+    def probe_prefix_unused(self, name, keep, fams):
+        """A DEL of a prefix whose combination holds no entry, among
+        entries the model added: refused there (ENOENT) without asking
+        the table, so exactly, whatever the table would say; with
+        MISSING_OK skipped and the rest deleted.  The combination is one
+        never used, or (one stage: no delete is ambiguous) one whose every
+        entry the same batch deletes first."""
+        rng = self.rng
+        fam = rng.choice(fams)
+        counts = prefix_counts(keep)
+        grown = self.stages(name) > 1
+        mine = [c for c, n in counts.items() if c[0] == fam and n <= 50]
+        if mine and not grown and rng.random() < 0.5:
+            c = rng.choice(mine)
+            pick = {j for j, e in enumerate(keep) if entry_combo(e) == c}
+            order = list(pick | set(rng.sample(range(len(keep)), min(
+                len(keep), rng.randrange(100)))))
+            rng.shuffle(order)
+            last = max(order.index(j) for j in pick)
+            c = c[1:]
+            what = "a prefix of %s after its %d entries" % (c, len(pick))
+            self.stats["model_prefix_unused_emptied"] += 1
+        else:
+            c = self.pick_combo(fam, {(s, d) for f, s, d in counts
+                                      if f == fam})
+            if c is None:
+                return keep
+            order = rng.sample(range(len(keep)), rng.randrange(
+                min(len(keep), 200) + 1))
+            last = -1
+            what = "a prefix of the unused combination %s" % (c,)
+            self.stats["model_prefix_unused_never"] += 1
+        ents = [keep[j] for j in order]
+        k = rng.randrange(last + 1, len(ents) + 1)
+        ents.insert(k, self.prefix_entry(fam, *c))
+        if rng.random() < 0.5:
+            self.expect_fail(self.batch("DEL_ENTRIES", name, ents,
+                                        flags=4 if grown else None),
+                             what, {errno.ENOENT}, (k, WHY_NOENT))
+            return keep
+        r = self.batch("DEL_ENTRIES", name, ents, flags=2)   # MISSING_OK
+        if grown and r and r.outcome() == -errno.ENOTUNIQ:
+            fail = batch_fail(r)
+            self.expect(fail and fail[1] == WHY_AMBIGUOUS,
+                        "an ambiguous entry: failure %s" % (fail,))
+            return keep
+        a = self.attrs_of(r)
+        if not self.expect(r and r.outcome() == 0 and
+                           u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
+                           u(a[A["BATCH_SKIPPED"]][0], 4) == 1,
+                           "DEL with MISSING_OK of %d entries and %s" %
+                           (len(ents) - 1, what)):
+            return keep
+        gone = set(order)
+        return [e for j, e in enumerate(keep) if j not in gone]
+
+    def spoiled_prefixes(self, counts, fams):
+        """PREFIXES for a LOAD_BEGIN that the filter's (restored) key,
+        families or bound refuse: the saved records with one made wrong,
+        or one added.  (bytes, how)."""
+        rng = self.rng
+        fields, bidir = self.key
+        recs = [[f, s, d, 0, n] for (f, s, d), n in counts.items()]
+        fam = rng.choice(fams)
+        bits = addr_bits(fam)
+        ways = ["full", "past"] + (["twice", "count 0", "pad"] if recs
+                                   else [])
+        if bidir:
+            ways.append("bidirectional")
+        elif not fields & KEY_SRC_ADDR or not fields & KEY_DST_ADDR:
+            ways.append("field")
+        if len(fams) == 1:
+            ways.append("family")
+        if self.combos_possible(fam) > PREFIXES_MAX:
+            ways.append("bound")
+        how = rng.choice(ways)
+        if how == "twice":
+            recs.append(list(rng.choice(recs)))
+        elif how == "count 0":
+            rng.choice(recs)[4] = 0
+        elif how == "pad":
+            rng.choice(recs)[3] = rng.randrange(1, 256)
+        elif how == "full":
+            recs.append([fam, rng.choice([0, bits]), rng.choice([0, bits]),
+                         0, 1])
+        elif how == "past":
+            recs.append([fam, rng.randrange(bits + 1, 256), 0, 0, 1])
+        elif how == "bidirectional":
+            recs.append([fam, rng.randrange(1, bits), 0, 0, 1])
+        elif how == "field":
+            s = 0 if fields & KEY_SRC_ADDR else rng.randrange(1, bits)
+            recs.append([fam, s, 0 if s else rng.randrange(1, bits), 0, 1])
+        elif how == "family":
+            f = 3 - fam
+            c = self.pick_combo(f, set()) or (1, 0)
+            recs.append([f, c[0], c[1], 0, 1])
+        else:
+            used = {(r[1], r[2]) for r in recs if r[0] == fam}
+            while len(used) <= PREFIXES_MAX:
+                c = self.pick_combo(fam, used)
+                used.add(c)
+                recs.append([fam, c[0], c[1], 0, 1])
+        rng.shuffle(recs)
+        return b"".join(PREFIX_COUNT.pack(*r) for r in recs), how
+
+    def round_key(self, fams):
+        """The round's key: the 5-tuple, one without the source or the
+        destination address (whose entries get random addresses), or the
+        5-tuple bidirectional; the combinations of lengths its prefix
+        entries use (a few per family, none in some rounds) and their
+        share.  The NEW attributes that say so."""
+        rng = self.rng
+        r = rng.random()
+        fields = KEY_ALL if r < 0.55 or r >= 0.85 else \
+            KEY_ALL & ~rng.choice([KEY_SRC_ADDR, KEY_DST_ADDR])
+        self.key = (fields, r >= 0.85)
+        self.wide = fields != KEY_ALL
+        self.combos = {}
+        if not self.key[1] and rng.random() < 0.8:
+            for f in fams:
+                cs = set()
+                for _ in range(rng.randrange(1, 6)):
+                    cs.add(self.pick_combo(f, cs, 8 if f == 1 else 16))
+                self.combos[f] = sorted(cs)
+        self.pshare = rng.choice([0.05, 0.2, 0.5])
+        self.stats["model_key_%s" % ("bidirectional" if self.key[1] else
+                                     "%#x" % fields)] += 1
+        return (nlattr(A["KEY_FIELDS"], struct.pack("=I", fields))
+                if fields != KEY_ALL or rng.random() < 0.5 else b"") + \
+            (nlattr(A["BIDIRECTIONAL"], b"\1") if self.key[1] else b"")
+
+    def load_refused(self, other, img, fam, fams, keyattrs, counts):
+        """A LOAD_BEGIN of the save whose PREFIXES the key, families or
+        bound refuse: EINVAL, or ERANGE from the policy for more than
+        2 * PREFIXES_MAX records; nothing made (the restore that follows
+        takes the name)."""
+        bad, how = self.spoiled_prefixes(counts, fams)
+        want = errno.ERANGE if len(bad) > 2 * PREFIXES_MAX * \
+            PREFIX_COUNT.size else errno.EINVAL
+        r = self.one(load_msgs(self.ctx.fid, other, img[0], img[1],
+                               family=fam, extra=keyattrs + nlattr(
+                                   A["PREFIXES"], bad))[0])
+        if r and r.outcome() in (-errno.EDQUOT, -errno.ENOMEM):
+            return   # churn lowered the ceiling: the images' own check
+        if self.expect(r and r.outcome() == -want,
+                       "LOAD_BEGIN with %d PREFIXES records wrong (%s): %s, "
+                       "want %s" % (len(bad) // PREFIX_COUNT.size, how,
+                                    errname(r.outcome()) if r else "-",
+                                    errno.errorcode[want])):
+            self.stats["model_prefix_load_refused"] += 1
+
     def model_add(self, name, ents, cap, grow):
         """Add ents; a growing filter may meet a ceiling that churn
         lowered (EDQUOT): not the model's, the round is skipped."""
@@ -2564,6 +3085,8 @@ class ModelWorker(Worker):
     def loop(self):
         fid, rng = self.ctx.fid, self.rng
         self.want, self.evst = [], {}
+        self.key, self.wide, self.combos, self.pshare = (KEY_ALL, False), \
+            False, {}, 0
         self.ev = Events(fid, self.ctx.group)
         self.elsewhere = self.events_elsewhere()
         i = 0
@@ -2581,9 +3104,10 @@ class ModelWorker(Worker):
             cap = rng.choice([32, 200, 1000] + ([] if grow else [5000]))
             fam = rng.choice([1, 2, 3, 3])
             fams = [1, 2] if fam == 3 else [fam]
+            keyattrs = self.round_key(fams)
             r = self.one(genl(fid, C["NEW"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], name.encode() + b"\0") +
-                              nlattr(A["FAMILY"], bytes([fam])) +
+                              nlattr(A["FAMILY"], bytes([fam])) + keyattrs +
                               nlattr(A["CAPACITY"], struct.pack("=Q", cap)) +
                               nlattr(A["FP_BITS"], bytes([rng.choice([8, 12, 16, 32])])) +
                               # semi-sorted buckets (b = 4) half the time
@@ -2601,21 +3125,35 @@ class ModelWorker(Worker):
             if not self.model_add(name, ents, cap, grow):
                 continue
             self.stats["model_entries"] += n
+            self.stats["model_prefix_entries"] += sum(map(is_prefix, ents))
             self.expect_present(name, ents, "after add")
-            self.expect(self.items(name) == n, "items != %d after add" % n)
+            self.expect_counts(name, ents, "after add")
             dels = rng.sample(range(n), rng.randrange(0, n + 1))
             gone = self.model_delete(name, ents, dels)
             keep = [e for j, e in enumerate(ents) if j not in gone]
             self.expect_present(name, keep, "after delete")
-            self.expect(self.items(name) == len(keep), "items != %d after del"
-                        % len(keep))
+            self.expect_counts(name, keep, "after delete")
             keep = self.probe(name, keep, fams)
-            img = save_image(self, name)
+            keep = self.probe_prefix(name, keep, fams)
+            first = {}
+            img = save_image(self, name, first=first)
             if not self.expect(img is not None, "SAVE of a quiet filter"):
                 continue
+            # the restore is told the key and, as SAVE gave them, the
+            # counts of the combinations of lengths
+            saved = parse_prefixes(first)
+            want = prefix_counts(keep)
+            self.expect(saved == want, "SAVE's PREFIXES %s, want %s" % (
+                sorted(saved.items()) if isinstance(saved, dict) else saved,
+                sorted(want.items())))
+            extra = keyattrs + b"".join(nlattr(A["PREFIXES"], p)
+                                        for p in first.get(A["PREFIXES"], []))
+            if rng.random() < 0.25:
+                self.load_refused(other, img, fam, fams, keyattrs, want)
             ok = True
             for j, m in enumerate(load_msgs(fid, other, img[0], img[1],
-                                            family=fam, rng=rng)):
+                                            family=fam, rng=rng,
+                                            extra=extra)):
                 r = self.one(m)
                 if j == 0 and r and r.outcome() in (-errno.EDQUOT,
                                                     -errno.ENOMEM):
@@ -2632,13 +3170,15 @@ class ModelWorker(Worker):
                                     "loading": False, "grow": True}
                 self.resync(other, self.evst[other])
                 self.expect_present(other, keep, "after save and restore")
-                self.expect(self.items(other) == len(keep),
-                            "restored items != %d" % len(keep))
+                self.expect_counts(other, keep, "after save and restore")
                 self.stats["model_restores"] += 1
+                self.stats["model_prefix_restores"] += bool(want)
             r = self.one(genl(fid, C["FLUSH"], F_REQUEST | F_ACK, 0,
                               nlattr(A["NAME"], name.encode() + b"\0")))
-            self.expect(r and r.outcome() == 0 and self.items(name) == 0,
-                        "flush leaves items")
+            self.expect(r and r.outcome() == 0, "FLUSH: %s" %
+                        (errname(r.outcome()) if r else "-"))
+            self.expect_counts(name, [], "after flush")
+            self.stats["model_prefix_flushed"] += bool(want)
             if rng.random() < 0.3:
                 self.fill(name, cap, fams)
             self.stats["model_rounds"] += 1

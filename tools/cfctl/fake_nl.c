@@ -1282,7 +1282,9 @@ static int batch_one(struct fake_filter *f,
 		if (err)
 			return err;
 	}
-	err = cf_stages_add(&f->st, k, kl, flags & NF_CUCKOO_BATCH_F_UNIQUE,
+	/* A prefix whose combination counts no entry is not in the table. */
+	err = cf_stages_add(&f->st, k, kl,
+			    (flags & NF_CUCKOO_BATCH_F_UNIQUE) && !(c && !c->count),
 			    new_stage, f, &at);
 	*stage = (uint8_t)at;
 	if (!err && c)

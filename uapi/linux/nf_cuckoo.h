@@ -155,7 +155,9 @@
  * (source length, destination length) other than two full addresses,
  * exactly: an add counts its combination, a delete uncounts it, a delete
  * of a combination whose count is 0 fails with NF_CUCKOO_ENTRY_E_NOENT
- * without asking the table.  At most NF_CUCKOO_PREFIXES_MAX combinations
+ * without asking the table, and an add of one with NF_CUCKOO_BATCH_F_UNIQUE
+ * adds without asking it (a false positive would skip a prefix that no
+ * packet is then looked up for).  At most NF_CUCKOO_PREFIXES_MAX combinations
  * per family are in use: an add that would make one more fails with
  * NF_CUCKOO_ENTRY_E_PREFIXES (-EOVERFLOW) and its batch is undone.  A
  * packet (and a TEST_ENTRIES entry of full addresses) is looked up once
@@ -477,7 +479,8 @@ enum nf_cuckoo_encoding {
  *	stored once more.  Without it an entry added twice is stored twice
  *	and needs two deletes.  A false positive is skipped too: deleting
  *	the entry it collides with then loses both, so UNIQUE suits
- *	filters nothing is deleted from.
+ *	filters nothing is deleted from.  A prefix of a combination of
+ *	lengths that counts no entry is never skipped (see "Prefixes").
  * @NF_CUCKOO_BATCH_F_MISSING_OK: DEL_ENTRIES: an entry that is not in the filter
  *	is skipped (counted in BATCH_SKIPPED) instead of failing the batch.
  * @NF_CUCKOO_BATCH_F_AMBIGUOUS_OK: DEL_ENTRIES (version 5): an entry that
