@@ -501,6 +501,12 @@ static __always_inline void cf_ss_load(const u64 *t, u32 i, unsigned int f,
 	u64 pos = (u64)i * w;
 
 #ifdef CF_BYTE_BUCKETS
+	if (w % 8 == 0 && w + 7 <= 64) {
+		/* f = 9, 11, 13 and 15: every bucket starts on a byte. */
+		*v0 = cf_read_bucket_le64((const u8 *)t + (u64)i * (w / 8));
+		*v1 = 0;
+		return;
+	}
 	if (w + 7 <= 64) {
 		*v0 = cf_read_bucket_le64((const u8 *)t + (pos >> 3)) >>
 		      (pos & 7);
