@@ -10,7 +10,9 @@
 # the colexicographic rank of the strictly increasing n0 < n1 + 1 < n2 + 2
 # < n3 + 3 among the C(19, 4) = 3876 four-element subsets of 0..18.  The
 # table is padded with zeros to 4096 entries, every value of 12 bits.
-# tests/test_cuckoo.c checks the table against the rank.
+# Then, for userspace alone (the batched lookups of f = 13, whose low parts
+# are 9 bits), the same nibbles spread to bits 0, 9, 18 and 27.
+# tests/test_cuckoo.c checks the tables against the rank.
 #
 #	scripts/gen-semisort.sh > kmod/cf_semisort.h
 set -eu
@@ -44,6 +46,25 @@ awk 'BEGIN {
 		print line
 	}
 	print "};"
+	print ""
+	print "#ifndef __KERNEL__"
+	print "/*"
+	print " * Userspace only: the same nibbles spread to bits 0, 9, 18 and 27, the"
+	print " * lanes of the 9-bit low parts of f = 13 (batched lookups)."
+	print " */"
+	print "static const u32 cf_ss_decode9[4096] = {"
+	for (i = 0; i < 4096; i += 4) {
+		line = "\t"
+		for (j = 0; j < 4; j++) {
+			x = v[i + j]
+			s = x % 16 + (int(x / 16) % 16) * 512 + \
+			    (int(x / 256) % 16) * 262144 + int(x / 4096) * 134217728
+			line = line sprintf("0x%08x,%s", s, j < 3 ? " " : "")
+		}
+		print line
+	}
+	print "};"
+	print "#endif"
 	print ""
 	print "#endif /* _NF_CUCKOO_CF_SEMISORT_H */"
 }'

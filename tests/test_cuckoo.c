@@ -2041,8 +2041,67 @@ static void t_ss_table(void)
 	for (code = SS_CODES; code < 4096; code++)
 		if (!CHECK(!cf_ss_decode[code], "padding %u decodes", code))
 			break;
+	/* Userspace's copy spread to 9-bit lanes (f = 13 batches). */
+	for (code = 0, bad = 0; code < 4096; code++) {
+		for (dec = 0, j = 0; j < 4; j++)
+			dec |= ((cf_ss_decode[code] >> (4 * j)) & 15) << (9 * j);
+		bad += cf_ss_decode9[code] != dec;
+	}
+	CHECK(!bad, "%u codes spread to 9-bit lanes wrongly", bad);
 	diag("decode table: %zu bytes, %u codes", sizeof(cf_ss_decode),
 	     SS_CODES);
+}
+
+/*
+ * Batched lookups of f = 13 (their own decoding, cf_ss13_pair_has())
+ * against single ones (cf_ss_word_has()) where the two could part: a
+ * hand-built image of every code whose low parts are all below 4, so that
+ * a key with such a low part matches a quarter of the lanes' low parts,
+ * most under another nibble, and a zero lane (lows or nibbles) sits below
+ * or above a lane that differs in its lowest bit.  Random keys, 1 in 128
+ * of them with a low part below 4; some hit.
+ */
+static void t_ss_batch13(void)
+{
+	struct cf_params p = mkparams(16000, 13, 4, 2150);
+	struct cuckoo_filter *cf = NULL, *cf2 = NULL;
+	struct rng r = { g_seed ^ 0x2150 };
+	const u32 nk = 1 << 18, f = 13;
+	u64 *tab = NULL, *keys = NULL, i;
+	u32 fps[4], j, nib, got = 0;
+	struct cf_image img;
+
+	ss_init();
+	p.encoding = CF_ENC_SEMISORT;
+	REQUIRE(!cf_create(&cf, &p), "create");
+	cf_export_header(cf, &img);
+	tab = calloc(1, img.table_bytes);
+	keys = malloc(nk * sizeof(*keys));
+	REQUIRE(tab && keys, "out of memory");
+	for (i = 0; i < img.nbuckets; i++) {
+		nib = ss_nibbles_of[i % SS_CODES];
+		for (j = 0; j < 4; j++)
+			fps[j] = ((nib >> (4 * j)) & 15) << (f - 4) |
+				 (u32)rng_below(&r, 4);
+		img_ss_set_bucket(tab, i, f, fps);
+	}
+	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	REQUIRE(!import_all(cf2, (u8 *)tab, img.table_bytes, 4096), "import");
+	for (i = 0; i < nk; i++)
+		keys[i] = rng_next(&r);
+	for (i = 0; i < nk; i += 1000)
+		batch_check(cf2, (u8 *)(keys + i), 8,
+			    nk - i < 1000 ? (u32)(nk - i) : 1000);
+	for (i = 0; i < nk; i++)
+		got += cf_contains(cf2, keys + i, 8);
+	CHECK(got, "no key hit: the near misses were not near");
+	diag("f = 13 batches against single lookups: %u of %u keys hit", got,
+	     nk);
+out:
+	free(tab);
+	free(keys);
+	cf_free(cf2);
+	cf_free(cf);
 }
 
 /*
@@ -2263,6 +2322,8 @@ static const struct tap_case cases[] = {
 	{ "cf_jhash_pair is lookup3's hashlittle2", t_jhash_pair },
 	{ "cf_jhash_pair_many hashes as cf_jhash_pair", t_jhash_pair_many },
 	{ "semisort: the decode table is the definition's", t_ss_table },
+	{ "semisort: f = 13 batches agree with single lookups near misses",
+	  t_ss_batch13 },
 	{ "semisort: every code imported, rewritten, bad codes refused",
 	  t_ss_codes },
 	ENC_CASES(SS_CASE)
