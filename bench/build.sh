@@ -14,7 +14,8 @@
 # removed at the end).  Both sides get the same filter: capacity N, the
 # defaults otherwise, seed BENCH_BUILD_SEED (default 1).  Each side is
 # timed whole, reading and parsing the file included, as a user waits for
-# it; the build also writes its image (to BENCH_BUILD_OUT, default
+# it, after one untimed read of the file that leaves it in the page cache
+# for both; the build also writes its image (to BENCH_BUILD_OUT, default
 # BENCH_BUILD_DIR).
 #
 # --kernel needs root and nf_cuckoo loaded (and netns_mem_max_mb above the
