@@ -23,7 +23,10 @@
  *
  * Flows.  Flow k (0 <= k < 2^24) is UDP from 11.k/8 (IPv4) or
  * 2001:db8:1::k (IPv6), source port 1024 + k % 60000, to 10.0.0.2 or
- * 2001:db8::2, port 9000.
+ * 2001:db8::2, port 9000.  The loaded flows are those k < N (the runner
+ * writes them into each contender); of the traffic's flows, a fraction
+ * MATCH% (j % 100 < MATCH) are loaded ones spread over 0..N-1, the others
+ * are N + j, which no contender holds.
  *
  * Or the traffic's source addresses are given: what is written to
  * /sys/kernel/debug/nfcf_hookbench/src (from offset 0 on: a write at offset
@@ -32,10 +35,7 @@
  * written as "FAMILY N MATCH PACKETS src" sends one skb from each, flow j
  * from address j (its ports those of flow j), and ignores `traffic`.  N
  * and MATCH are then only the labels the result line carries: the writer
- * chose which addresses the filters hold.  bench/prefix/ uses this.  The loaded flows are those k < N (the runner
- * writes them into each contender); of the traffic's flows, a fraction
- * MATCH% (j % 100 < MATCH) are loaded ones spread over 0..N-1, the others
- * are N + j, which no contender holds.
+ * chose which addresses the filters hold.  bench/prefix/ uses this.
  *
  * The skbs are built as ip_rcv_core() and ipv6_rcv() leave them for the
  * hook: the Ethernet header pulled (mac header set), skb->protocol, network
@@ -146,9 +146,10 @@ static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k,
 		iph->tot_len = htons(l3 + l4);
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
-		iph->saddr = htonl(0x0b000000 | k);
 		if (src)
 			memcpy(&iph->saddr, src, 4);
+		else
+			iph->saddr = htonl(0x0b000000 | k);
 		iph->daddr = htonl(0x0a000002);
 		ip_send_check(iph);
 	} else {
@@ -158,11 +159,13 @@ static struct sk_buff *hb_skb(struct net_device *dev, int family, u32 k,
 		ip6h->payload_len = htons(l4);
 		ip6h->nexthdr = IPPROTO_UDP;
 		ip6h->hop_limit = 64;
-		ip6h->saddr.s6_addr32[0] = htonl(0x20010db8);
-		ip6h->saddr.s6_addr32[1] = htonl(0x00010000);
-		ip6h->saddr.s6_addr32[3] = htonl(k);
-		if (src)
+		if (src) {
 			memcpy(&ip6h->saddr, src, 16);
+		} else {
+			ip6h->saddr.s6_addr32[0] = htonl(0x20010db8);
+			ip6h->saddr.s6_addr32[1] = htonl(0x00010000);
+			ip6h->saddr.s6_addr32[3] = htonl(k);
+		}
 		ip6h->daddr.s6_addr32[0] = htonl(0x20010db8);
 		ip6h->daddr.s6_addr32[3] = htonl(2);
 	}
