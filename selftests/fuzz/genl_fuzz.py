@@ -2637,13 +2637,20 @@ class ModelWorker(Worker):
             return keep
         self.expect(len(hits) == len(ents) - 1, "TEST bitmap: %d of %d present"
                     " entries set" % (len(hits), len(ents) - 1))
-        # After growth an entry may be in two stages: AMBIGUOUS_OK skips
-        # it, without the flag it fails the batch (undone whole, too).
+        return self.del_one_absent(name, keep, ents, k, pick,
+                                   "an absent entry", "one absent")
+
+    def del_one_absent(self, name, keep, ents, k, taken, what, rest):
+        """DEL_ENTRIES of ents, the entries of keep at indexes taken and
+        at k one that is absent (what): refused at k with ENOENT, or with
+        MISSING_OK all deleted but it.  After growth an entry may be in
+        two stages: AMBIGUOUS_OK skips it, without the flag it fails the
+        batch (undone whole, too).  What keep holds after."""
         grown = self.stages(name) > 1
-        if rng.random() < 0.5:
+        if self.rng.random() < 0.5:
             self.expect_fail(self.batch("DEL_ENTRIES", name, ents,
                                         flags=4 if grown else None),
-                             "an absent entry", {errno.ENOENT}, (k, WHY_NOENT))
+                             what, {errno.ENOENT}, (k, WHY_NOENT))
             return keep
         r = self.batch("DEL_ENTRIES", name, ents, flags=2)   # MISSING_OK
         if grown and r and r.outcome() == -errno.ENOTUNIQ:
@@ -2652,12 +2659,13 @@ class ModelWorker(Worker):
                         "an ambiguous entry: failure %s" % (fail,))
             return keep
         a = self.attrs_of(r)
-        self.expect(r and r.outcome() == 0 and
-                    u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
-                    u(a[A["BATCH_SKIPPED"]][0], 4) == 1,
-                    "DEL with MISSING_OK of %d present and one absent" %
-                    (len(ents) - 1))
-        gone = set(pick)
+        if not self.expect(r and r.outcome() == 0 and
+                           u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
+                           u(a[A["BATCH_SKIPPED"]][0], 4) == 1,
+                           "DEL with MISSING_OK of %d present and %s" %
+                           (len(ents) - 1, rest)):
+            return keep
+        gone = set(taken)
         return [e for j, e in enumerate(keep) if j not in gone]
 
     def probe_length(self, name, keep, fams):
@@ -2917,26 +2925,7 @@ class ModelWorker(Worker):
         ents = [keep[j] for j in order]
         k = rng.randrange(last + 1, len(ents) + 1)
         ents.insert(k, self.prefix_entry(fam, *c))
-        if rng.random() < 0.5:
-            self.expect_fail(self.batch("DEL_ENTRIES", name, ents,
-                                        flags=4 if grown else None),
-                             what, {errno.ENOENT}, (k, WHY_NOENT))
-            return keep
-        r = self.batch("DEL_ENTRIES", name, ents, flags=2)   # MISSING_OK
-        if grown and r and r.outcome() == -errno.ENOTUNIQ:
-            fail = batch_fail(r)
-            self.expect(fail and fail[1] == WHY_AMBIGUOUS,
-                        "an ambiguous entry: failure %s" % (fail,))
-            return keep
-        a = self.attrs_of(r)
-        if not self.expect(r and r.outcome() == 0 and
-                           u(a[A["BATCH_DONE"]][0], 4) == len(ents) - 1 and
-                           u(a[A["BATCH_SKIPPED"]][0], 4) == 1,
-                           "DEL with MISSING_OK of %d entries and %s" %
-                           (len(ents) - 1, what)):
-            return keep
-        gone = set(order)
-        return [e for j, e in enumerate(keep) if j not in gone]
+        return self.del_one_absent(name, keep, ents, k, order, what, what)
 
     def spoiled_prefixes(self, counts, fams):
         """PREFIXES for a LOAD_BEGIN that the filter's (restored) key,
