@@ -104,6 +104,7 @@ struct cuckoo_filter {
 	u64 capacity;
 	u64 seed;
 	u16 max_kicks;
+	bool lent;		/* bfs is lent by the writer, not owned */
 	struct cf_bfs_node *bfs;
 };
 
@@ -248,9 +249,15 @@ const char *cf_params_error(const struct cf_params *p)
 	return cf_params_check(&q);
 }
 
-static u64 cf_bfs_bytes(unsigned int max_kicks)
+/* The kick search's queue: its roots, max_kicks candidates, one spare. */
+u64 cf_scratch_bytes(unsigned int max_kicks)
 {
 	return ((u64)max_kicks + 3) * sizeof(struct cf_bfs_node);
+}
+
+static u64 cf_own_scratch_bytes(bool lent, unsigned int max_kicks)
+{
+	return lent ? 0 : cf_scratch_bytes(max_kicks);
 }
 
 /*
@@ -266,7 +273,8 @@ u64 cf_params_bytes(const struct cf_params *p)
 	m = cf_nbuckets_for(p->capacity, p->bucket_size);
 	return cf_table_words(m, cf_bucket_bits_of(p->encoding, p->bucket_size,
 						   p->fp_bits)) * sizeof(u64) +
-	       cf_bfs_bytes(p->max_kicks) + sizeof(struct cuckoo_filter);
+	       cf_own_scratch_bytes(p->lent_scratch, p->max_kicks) +
+	       sizeof(struct cuckoo_filter);
 }
 
 /* Lemire's multiply-shift: maps a 32-bit hash onto [0, n) without a divide. */
@@ -1764,6 +1772,9 @@ static bool cf_place(struct cuckoo_filter *cf, const struct cf_hash *h,
 		cf_slot_put(cf, node ? h->i2 : h->i1, slot, h->fp);
 		return true;
 	}
+	/* Without the writer's loan, no search: as if it had failed. */
+	if (CF_WARN_ON_ONCE(!cf->bfs))
+		return false;
 	if (slot < 0)
 		node = cf_search(cf, h, &slot);
 	else
@@ -1995,6 +2006,7 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	}
 	cf->capacity = p.capacity;
 	cf->max_kicks = p.max_kicks;
+	cf->lent = p.lent_scratch;
 	cf->seed = p.seed;
 	/* The two initvals of cf_jhash_pair(): the whole seed counts. */
 	cf->seed_lo = (u32)p.seed;
@@ -2003,9 +2015,11 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->table = cf_zalloc(cf->table_words * sizeof(u64));
 	if (!cf->table)
 		goto err_free;
-	cf->bfs = cf_zalloc(cf_bfs_bytes(p.max_kicks));
-	if (!cf->bfs)
-		goto err_free;
+	if (!cf->lent) {
+		cf->bfs = cf_zalloc(cf_scratch_bytes(p.max_kicks));
+		if (!cf->bfs)
+			goto err_free;
+	}
 	*out = cf;
 	return 0;
 
@@ -2018,7 +2032,8 @@ void cf_free(struct cuckoo_filter *cf)
 {
 	if (!cf)
 		return;
-	cf_free_mem(cf->bfs);
+	if (!cf->lent)
+		cf_free_mem(cf->bfs);
 	cf_free_mem(cf->table);
 	cf_free_mem(cf);
 }
@@ -2032,7 +2047,14 @@ void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p)
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
 		.encoding = cf_semisorted(cf) ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
+		.lent_scratch = cf->lent,
 	};
+}
+
+void cf_lend_scratch(struct cuckoo_filter *cf, void *scratch)
+{
+	if (cf->lent)
+		cf->bfs = scratch;
 }
 
 u64 cf_count(const struct cuckoo_filter *cf)
@@ -2052,8 +2074,8 @@ u32 cf_load_ppm(const struct cuckoo_filter *cf)
 
 u64 cf_bytes(const struct cuckoo_filter *cf)
 {
-	return cf->table_words * sizeof(u64) + cf_bfs_bytes(cf->max_kicks) +
-	       sizeof(*cf);
+	return cf->table_words * sizeof(u64) +
+	       cf_own_scratch_bytes(cf->lent, cf->max_kicks) + sizeof(*cf);
 }
 
 void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st)
@@ -2162,7 +2184,7 @@ int cf_image_params(const struct cf_image *img, struct cf_params *p)
 }
 
 int cf_create_from_image(struct cuckoo_filter **out,
-			 const struct cf_image *img)
+			 const struct cf_image *img, bool lent_scratch)
 {
 	struct cf_params p;
 	int err;
@@ -2170,6 +2192,7 @@ int cf_create_from_image(struct cuckoo_filter **out,
 	err = cf_image_params(img, &p);
 	if (err)
 		return err;
+	p.lent_scratch = lent_scratch;
 	err = cf_create(out, &p);
 	if (err)
 		return err;

@@ -145,6 +145,12 @@ enum cf_encoding {
  * @seed:	hash seed; the filter's answers depend on it, so keep it secret
  *		from whoever chooses the keys
  * @encoding:	enum cf_encoding; 0 (CF_ENC_PLAIN) by default
+ * @lent_scratch: the writer lends the insert's kick search its scratch
+ *		(cf_lend_scratch()) for each spell of writes, instead of the
+ *		filter keeping cf_scratch_bytes() of its own for life: the
+ *		module's filters, written in batches and idle between them,
+ *		so cost their table and their structure only.  Images do
+ *		not carry it.
  *
  * cf_params_resolve() fills the defaults in place, so that a caller can
  * report what was chosen.
@@ -157,6 +163,7 @@ struct cf_params {
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 encoding;
+	u8 lent_scratch;
 };
 
 /**
@@ -165,7 +172,8 @@ struct cf_params {
  * @slots:	buckets * bucket size
  * @nbuckets:	buckets
  * @load_ppm:	count / slots, parts per million
- * @bytes:	memory the filter holds (table, search scratch, struct)
+ * @bytes:	memory the filter holds (table, struct, and the kick
+ *		search's scratch unless it is lent)
  * @table_bytes: the table alone, as cf_export_table() copies it
  * @victim:	true while the victim slot holds an item (inserts then fail)
  */
@@ -188,6 +196,17 @@ u64 cf_params_bytes(const struct cf_params *p);
 int cf_create(struct cuckoo_filter **out, const struct cf_params *p);
 void cf_free(struct cuckoo_filter *cf);
 void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p);
+
+/*
+ * A filter created with lent_scratch has no scratch of its own: before a
+ * spell of writes (add, delete, readd; not clear, import or lookups) its
+ * writer lends it cf_scratch_bytes(max_kicks) bytes, and takes them back
+ * after (scratch NULL).  A write that needs the kick search without a
+ * loan does not search: an add keeps its item in the victim slot, as when
+ * the search fails.  Filters that own their scratch ignore loans.
+ */
+u64 cf_scratch_bytes(unsigned int max_kicks);
+void cf_lend_scratch(struct cuckoo_filter *cf, void *scratch);
 
 int cf_add(struct cuckoo_filter *cf, const void *key, u32 len);
 int cf_add_unique(struct cuckoo_filter *cf, const void *key, u32 len);
@@ -292,7 +311,7 @@ int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
 		    u64 len);
 int cf_image_params(const struct cf_image *img, struct cf_params *p);
 int cf_create_from_image(struct cuckoo_filter **out,
-			 const struct cf_image *img);
+			 const struct cf_image *img, bool lent_scratch);
 int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,
 		    u64 len);
 int cf_import_finish(struct cuckoo_filter *cf);

@@ -104,6 +104,9 @@
  */
 #define cf_resched()		cond_resched()
 
+/* A caller's bug the core survives: say so once. */
+#define CF_WARN_ON_ONCE(c)	WARN_ON_ONCE(c)
+
 /*
  * Tables are charged to the caller's memory cgroup and may be large: a
  * failure is reported to the user as an error, not as a warning in the
@@ -185,6 +188,8 @@ static inline void cf_resched(void)
 {
 	__atomic_fetch_add(&cf_resched_calls, 1, __ATOMIC_RELAXED);
 }
+
+#define CF_WARN_ON_ONCE(c)	__builtin_expect(!!(c), 0)
 
 static inline void cf_cpu_relax(void)
 {

@@ -23,6 +23,34 @@ void cf_stages_init(struct cf_stages *s, struct cuckoo_filter *first,
 	s->stage[0] = first;
 }
 
+/*
+ * What a loan to every stage takes: the largest kick search of the stages
+ * that borrow (a stage made during the loan borrows its newest's size).
+ */
+u64 cf_stages_scratch_bytes(const struct cf_stages *s)
+{
+	struct cf_params p;
+	u64 bytes = 0;
+	u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		cf_get_params(s->stage[i], &p);
+		if (p.lent_scratch && cf_scratch_bytes(p.max_kicks) > bytes)
+			bytes = cf_scratch_bytes(p.max_kicks);
+	}
+	return bytes;
+}
+
+/* Lend every stage, and those made meanwhile, @scratch; NULL takes it back. */
+void cf_stages_lend_scratch(struct cf_stages *s, void *scratch)
+{
+	u32 i;
+
+	s->scratch = scratch;
+	for (i = 0; i < s->n; i++)
+		cf_lend_scratch(s->stage[i], scratch);
+}
+
 void cf_stages_free(struct cf_stages *s)
 {
 	u32 i;
@@ -163,6 +191,7 @@ static bool cf_stages_may_grow(const struct cf_stages *s)
 /* Publish a new, empty stage of the same seed; the readers see it whole. */
 static void cf_stages_push(struct cf_stages *s, struct cuckoo_filter *cf)
 {
+	cf_lend_scratch(cf, s->scratch);
 	s->stage[s->n] = cf;
 	CF_STORE_RELEASE(s->n, s->n + 1);
 }
@@ -479,7 +508,7 @@ int cf_stages_add_image(struct cf_stages *s, const struct cf_image *img)
 	if (p.seed != first.seed || p.bucket_size != first.bucket_size ||
 	    p.encoding != first.encoding)
 		return -EINVAL;
-	err = cf_create_from_image(&cf, img);
+	err = cf_create_from_image(&cf, img, first.lent_scratch);
 	if (err)
 		return err;
 	cf_stages_push(s, cf);

@@ -59,11 +59,14 @@ struct cf_grow {
  * @stage:	the stages, oldest first; [0] always set
  * @n:		stages readers may use (CF_LOAD_ACQUIRE())
  * @g:		how it grows (the writer's)
+ * @scratch:	what the writer lends the stages for the kick search
+ *		(stages of lent_scratch), or NULL between writes
  */
 struct cf_stages {
 	struct cuckoo_filter *stage[CF_STAGES_MAX];
 	u32 n;
 	struct cf_grow g;
+	void *scratch;
 };
 
 const char *cf_grow_error(const struct cf_grow *g);
@@ -90,6 +93,9 @@ typedef int (*cf_stage_alloc_t)(void *ctx, const struct cf_params *p,
 				struct cuckoo_filter **out);
 int cf_stages_add(struct cf_stages *s, const void *key, u32 len, bool unique,
 		  cf_stage_alloc_t alloc, void *ctx, u32 *stage);
+/* Stages of lent_scratch: the writer's loan for a spell of writes. */
+u64 cf_stages_scratch_bytes(const struct cf_stages *s);
+void cf_stages_lend_scratch(struct cf_stages *s, void *scratch);
 int cf_stages_next_params(const struct cf_stages *s, struct cf_params *p);
 int cf_stages_delete(struct cf_stages *s, const void *key, u32 len,
 		     u32 *stage);

@@ -370,7 +370,7 @@ static struct cuckoo_filter *import(const struct cf_image *img, const u8 *buf,
 	u64 nchunks = (img->table_bytes + chunk - 1) / chunk, c, off, len;
 	int err;
 
-	err = cf_create_from_image(&cf, img);
+	err = cf_create_from_image(&cf, img, false);
 	if (err) {
 		if (strict)
 			FAIL("own image refused: %d", err);

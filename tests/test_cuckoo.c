@@ -708,6 +708,77 @@ out:
 	cf_free(cf);
 }
 
+/*
+ * A filter whose writer lends the kick search its scratch: no scratch of
+ * its own counted; with the loan it builds the very table a filter with
+ * its own scratch builds from the same keys; without one, an add that
+ * needs the search keeps its item in the victim slot and nothing is lost,
+ * and the next loan lets a delete take the victim back.
+ */
+static void t_lent_scratch(void)
+{
+	u64 s = stream_of(720), n = 9600, i, lost;
+	struct cf_params p = mkparams(10000, 12, 4, 720);
+	struct cuckoo_filter *own = NULL, *lent = NULL;
+	struct cf_image img;
+	u8 *a = NULL, *b = NULL;
+	void *scratch = NULL;
+	int err = 0;
+
+	REQUIRE(!cf_create(&own, &p), "own scratch");
+	p.lent_scratch = 1;
+	REQUIRE(!cf_create(&lent, &p), "lent scratch");
+	CHECK(cf_bytes(own) == cf_bytes(lent) + cf_scratch_bytes(500),
+	      "own %llu bytes, lent %llu", (unsigned long long)cf_bytes(own),
+	      (unsigned long long)cf_bytes(lent));
+	CHECK(cf_params_bytes(&p) == cf_bytes(lent), "params %llu, lent %llu",
+	      (unsigned long long)cf_params_bytes(&p),
+	      (unsigned long long)cf_bytes(lent));
+	scratch = malloc(cf_scratch_bytes(500));
+	REQUIRE(scratch, "out of memory");
+	cf_lend_scratch(lent, scratch);
+	CHECK(fill(own, s, 0, n, &err) == n, "own: fill %d", err);
+	CHECK(fill(lent, s, 0, n, &err) == n, "lent: fill %d", err);
+	for (i = 0; i < n; i += 3) {
+		del_i(own, s, i);
+		del_i(lent, s, i);
+	}
+	cf_export_header(own, &img);
+	a = malloc(img.table_bytes);
+	b = malloc(img.table_bytes);
+	REQUIRE(a && b, "out of memory");
+	REQUIRE(!cf_export_table(own, 0, a, img.table_bytes) &&
+		!cf_export_table(lent, 0, b, img.table_bytes), "export");
+	CHECK(!memcmp(a, b, img.table_bytes), "the tables differ");
+	/* No loan: fill on; no add fails before the victim, none is lost. */
+	cf_lend_scratch(lent, NULL);
+	for (i = n; !stats(lent).victim && i < 2 * n; i++)
+		CHECK(!add_i(lent, s, i), "add %llu without a loan",
+		      (unsigned long long)i);
+	CHECK(stats(lent).victim, "no victim after %llu adds without a loan",
+	      (unsigned long long)(i - n));
+	diag("without a loan, the victim was taken at load %.3f",
+	     stats(lent).load_ppm / 1e6);
+	lost = 0;
+	for (i = 0; i < n; i++)
+		lost += i % 3 && !has_i(lent, s, i);
+	lost += i - n - hits(lent, s, n, i - n);
+	CHECK(!lost, "%llu keys lost without a loan", (unsigned long long)lost);
+	CHECK(add_i(lent, s, 3 * n) == -ENOSPC, "add with the victim taken");
+	/* Lent again, deletes make room and take the victim back. */
+	cf_lend_scratch(lent, scratch);
+	for (i = 1; stats(lent).victim && i < n; i += 3)
+		CHECK(!del_i(lent, s, i), "delete %llu", (unsigned long long)i);
+	CHECK(!stats(lent).victim, "victim kept after deletes with a loan");
+	CHECK(!add_i(lent, s, 3 * n), "add after the victim came back");
+out:
+	free(a);
+	free(b);
+	cf_free(own);
+	cf_free(lent);
+	free(scratch);
+}
+
 /* ---- capacities that are not powers of two ---- */
 
 static void t_odd_capacities(void)
@@ -866,7 +937,7 @@ static struct cuckoo_filter *round_trip(struct cuckoo_filter *cf, u64 s,
 	      a.victim, (unsigned long long)a.count);
 	CHECK(img.encoding == (img.bucket_size == 4 ? g_enc : CF_ENC_PLAIN),
 	      "header encoding %u", img.encoding);
-	err = cf_create_from_image(&cf2, &img);
+	err = cf_create_from_image(&cf2, &img, false);
 	REQUIRE(!err && cf2, "cf_create_from_image: %d", err);
 	err = import_all(cf2, buf, img.table_bytes, chunk);
 	REQUIRE(!err, "import in %llu-byte chunks: %d",
@@ -998,7 +1069,7 @@ static void t_image_v2(void)
 	REQUIRE(buf && buf2, "out of memory");
 	REQUIRE(!export_all(cf, buf, img.table_bytes, 4096), "export");
 	img.version = 2;
-	err = cf_create_from_image(&cf2, &img);
+	err = cf_create_from_image(&cf2, &img, false);
 	if (img.encoding != CF_ENC_PLAIN) {
 		CHECK(err == -EINVAL, "semi-sorted image as version 2: %d", err);
 		goto out;
@@ -1034,7 +1105,7 @@ static void t_image_bad_header(void)
 	REQUIRE(cf, "no filter");
 	cf_export_header(cf, &good);
 	cf2 = NULL;
-	err = cf_create_from_image(&cf2, &good);
+	err = cf_create_from_image(&cf2, &good, false);
 	CHECK(!err && cf2, "valid header refused: %d", err);
 	cf_free(cf2);
 	/* A plain header of version 2 is the same filter. */
@@ -1042,7 +1113,7 @@ static void t_image_bad_header(void)
 		bad = good;
 		bad.version = 2;
 		cf2 = NULL;
-		err = cf_create_from_image(&cf2, &bad);
+		err = cf_create_from_image(&cf2, &bad, false);
 		CHECK(!err && cf2, "version 2 header refused: %d", err);
 		cf_free(cf2);
 	}
@@ -1089,7 +1160,7 @@ static void t_image_bad_header(void)
 			what = "semi-sorted b = 8"; break;
 		}
 		cf2 = NULL;
-		err = cf_create_from_image(&cf2, &bad);
+		err = cf_create_from_image(&cf2, &bad, false);
 		CHECK(err < 0, "image with %s accepted (%d)", what, err);
 		if (err < 0 && err != -EINVAL)
 			diag("image with %s: %d (not -EINVAL)", what, err);
@@ -1138,7 +1209,7 @@ static void t_image_victims(void)
 		bad = img;
 		bad.victim = vals[v];
 		cf2 = NULL;
-		if (cf_create_from_image(&cf2, &bad))
+		if (cf_create_from_image(&cf2, &bad, false))
 			continue;
 		accepted++;
 		if (import_all(cf2, buf, img.table_bytes, 4096)) {
@@ -1193,7 +1264,7 @@ static void t_image_bad_chunks(void)
 	cf_export_header(cf, &img);
 	tb = img.table_bytes;
 	REQUIRE(tb <= sizeof(buf) / 2, "table too big for the test");
-	REQUIRE(!cf_create_from_image(&cf2, &img), "valid header refused");
+	REQUIRE(!cf_create_from_image(&cf2, &img, false), "valid header refused");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]) + 3; i++) {
 		u64 off, len;
 
@@ -1272,7 +1343,7 @@ static void t_image_hand_built(void)
 		}
 		CHECK(img_count_enc(tab, st.slots, geo[g].f, img.encoding) ==
 		      want, "encoder");
-		err = cf_create_from_image(&cf2, &img);
+		err = cf_create_from_image(&cf2, &img, false);
 		REQUIRE(!err, "create from image: %d", err);
 		err = import_all(cf2, (u8 *)tab, img.table_bytes, 64);
 		REQUIRE(!err, "f=%u b=%u: import of a hand-built table: %d",
@@ -2085,7 +2156,7 @@ static void t_ss_batch13(void)
 				 (u32)rng_below(&r, 4);
 		img_ss_set_bucket(tab, i, f, fps);
 	}
-	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	REQUIRE(!cf_create_from_image(&cf2, &img, false), "header");
 	REQUIRE(!import_all(cf2, (u8 *)tab, img.table_bytes, 4096), "import");
 	for (i = 0; i < nk; i++)
 		keys[i] = rng_next(&r);
@@ -2142,7 +2213,7 @@ static void t_ss_codes(void)
 		CHECK(img_get_bits(tab, i * (4 * f - 4), 12) ==
 		      i % SS_CODES, "bucket %llu: code", (unsigned long long)i);
 	}
-	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	REQUIRE(!cf_create_from_image(&cf2, &img, false), "header");
 	err = import_all(cf2, (u8 *)tab, img.table_bytes, 4096);
 	REQUIRE(!err, "import of every code: %d", err);
 	check_counters(cf2, want);
@@ -2158,7 +2229,7 @@ static void t_ss_codes(void)
 	      stats(cf2).victim == want + added, "image count");
 	cf_free(cf2);
 	cf2 = NULL;
-	REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+	REQUIRE(!cf_create_from_image(&cf2, &img, false), "header");
 	CHECK(!import_all(cf2, (u8 *)back, img.table_bytes, 4096),
 	      "the core's own buckets refused");
 	cf_free(cf2);
@@ -2181,7 +2252,7 @@ static void t_ss_codes(void)
 			img_set_bits(back, i * (4 * f - 4) + 12 + 3 * (f - 4),
 				     f - 4, 0x100);
 		}
-		REQUIRE(!cf_create_from_image(&cf2, &img), "header");
+		REQUIRE(!cf_create_from_image(&cf2, &img, false), "header");
 		err = import_all(cf2, (u8 *)back, img.table_bytes, 4096);
 		CHECK(err == -EINVAL, "bad bucket %u imported: %d", j, err);
 		cf_free(cf2);
@@ -2276,6 +2347,8 @@ static void t_widths(void)
 	X("add_unique agrees with contains", t_add_unique)		\
 	X("victim: full filter loses nothing", t_victim_full)		\
 	X("victim: one delete takes it back", t_victim_back)		\
+	X("lent scratch: same table; none lost without a loan",	\
+	  t_lent_scratch)						\
 	X("capacities that are not powers of two", t_odd_capacities)	\
 	X("tiny capacities hold their capacity", t_tiny_capacities)	\
 	X("image: 1M round trip in 4096-byte chunks", t_image_round_trip) \

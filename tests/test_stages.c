@@ -28,6 +28,19 @@ static bool mk(struct cf_stages *s, u64 capacity, u8 f, u8 enc,
 	return true;
 }
 
+/* mk() of a filter whose writer lends the stages their kick search's scratch. */
+static bool mk_lent(struct cf_stages *s, u64 capacity, const struct cf_grow *g)
+{
+	struct cf_params p = { .capacity = capacity, .fp_bits = 12,
+			       .seed = g_seed, .lent_scratch = 1 };
+	struct cuckoo_filter *cf;
+
+	if (cf_create(&cf, &p))
+		return false;
+	cf_stages_init(s, cf, g);
+	return true;
+}
+
 static int alloc_stage(void *ctx, const struct cf_params *p,
 		       struct cuckoo_filter **out)
 {
@@ -117,6 +130,64 @@ static void t_grow_1000_to_1m(void)
 	CHECK(st.count == n, "%llu items counted", (unsigned long long)st.count);
 out:
 	cf_stages_free(&s);
+}
+
+/*
+ * Stages that borrow their scratch, lent for the whole fill: the stages
+ * made meanwhile borrow it too, and the filter holds the very tables of
+ * one whose stages keep their own, with no scratch counted.
+ */
+static void t_lent_scratch_growth(void)
+{
+	const u64 n = 100000;
+	struct cf_stages own = { 0 }, lent = { 0 };
+	struct cf_stats so, sl;
+	struct cf_params p;
+	u8 *a = NULL, *b = NULL;
+	void *scratch = NULL;
+	u64 bytes;
+	int err = 0;
+	u32 i;
+
+	REQUIRE(mk(&own, 1000, 12, CF_ENC_PLAIN, &GROW_16), "no filter");
+	REQUIRE(mk_lent(&lent, 1000, &GROW_16), "no lent filter");
+	CHECK(cf_stages_scratch_bytes(&own) == 0, "own: a loan of %llu",
+	      (unsigned long long)cf_stages_scratch_bytes(&own));
+	CHECK(cf_stages_scratch_bytes(&lent) == cf_scratch_bytes(500),
+	      "lent: a loan of %llu",
+	      (unsigned long long)cf_stages_scratch_bytes(&lent));
+	scratch = malloc(cf_stages_scratch_bytes(&lent));
+	REQUIRE(scratch, "out of memory");
+	cf_stages_lend_scratch(&lent, scratch);
+	REQUIRE(fill(&own, 2, 0, n, &err) == n, "own: %d", err);
+	REQUIRE(fill(&lent, 2, 0, n, &err) == n, "lent: %d", err);
+	cf_stages_lend_scratch(&lent, NULL);
+	CHECK(lent.n == own.n && lent.n > 5, "%u stages lent, %u own", lent.n,
+	      own.n);
+	for (i = 0; i < lent.n; i++) {
+		cf_get_params(lent.stage[i], &p);
+		CHECK(p.lent_scratch, "stage %u keeps its own scratch", i);
+	}
+	cf_stages_stats(&own, &so);
+	cf_stages_stats(&lent, &sl);
+	CHECK(so.bytes == sl.bytes + lent.n * cf_scratch_bytes(500),
+	      "own %llu bytes, lent %llu, %u stages",
+	      (unsigned long long)so.bytes, (unsigned long long)sl.bytes,
+	      lent.n);
+	bytes = cf_stages_table_bytes(&own);
+	REQUIRE(bytes == cf_stages_table_bytes(&lent), "table sizes differ");
+	a = malloc(bytes);
+	b = malloc(bytes);
+	REQUIRE(a && b, "out of memory");
+	REQUIRE(!cf_stages_export(&own, 0, a, bytes) &&
+		!cf_stages_export(&lent, 0, b, bytes), "export");
+	CHECK(!memcmp(a, b, bytes), "the tables differ");
+out:
+	free(a);
+	free(b);
+	free(scratch);
+	cf_stages_free(&own);
+	cf_stages_free(&lent);
 }
 
 /* Each stage: factor times the capacity, one fingerprint bit more. */
@@ -361,6 +432,8 @@ static const struct tap_case cases[] = {
 	{ "stages: capacity 1000 grows to hold 1M, no false negative",
 	  t_grow_1000_to_1m },
 	{ "stages: next stage's geometry", t_next_params },
+	{ "stages: a lent scratch reaches the stages made meanwhile",
+	  t_lent_scratch_growth },
 	{ "stages: nogrow refuses as one table does", t_nogrow },
 	{ "stages: a stage over a ceiling is refused, the rest kept",
 	  t_quota },
