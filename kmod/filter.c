@@ -156,7 +156,7 @@ int nfcf_filter_create_loading(struct nfcf_filter *f,
 	int err;
 	u32 i;
 
-	err = cf_create_from_image(&cf, &ls->img[0]);
+	err = cf_create_from_image(&cf, &ls->img[0], NFCF_LENT_SCRATCH);
 	if (!err)
 		err = nfcf_filter_take_table(f, cf);
 	for (i = 1; !err && i < ls->n; i++)
@@ -502,8 +502,10 @@ static void nfcf_batch_newest(struct nfcf_filter *f,
  * @res:	done, skipped, and on failure fail_index and why
  *
  * An add that finds the newest stage full may grow the filter by a stage
- * (cf_stages_add()), which stays if the batch is then undone.
- * Return: 0; -ENOSPC (add: full, nothing applied); -EDQUOT (add: full,
+ * (cf_stages_add()), which stays if the batch is then undone.  The kick
+ * search's scratch is lent to the stages for the batch, undo included, so
+ * that an undo needs no memory: nothing is applied without it.
+ * Return: 0; -ENOMEM (no scratch, nothing applied); -ENOSPC (add: full, nothing applied); -EDQUOT (add: full,
  * and a new stage would exceed a ceiling, f->ceiling_hit); -ENOENT (delete: an entry is absent, nothing applied; or
  * the filter was removed: res->why tells); -ENOTUNIQ (delete: an entry
  * is in several stages); -EUCLEAN (failed, and the undo failed too:
@@ -513,12 +515,19 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 		      u32 n, u32 flags, bool del, unsigned long *applied,
 		      u8 *stage_of, struct nfcf_batch_result *res)
 {
+	void *scratch;
 	int err;
 	u32 i;
 
 	err = nfcf_batch_lock(f);
 	if (err)
 		return err;
+	scratch = kvmalloc(cf_stages_scratch_bytes(&f->st), GFP_KERNEL_ACCOUNT);
+	if (!scratch) {
+		mutex_unlock(&f->lock);
+		return -ENOMEM;
+	}
+	cf_stages_lend_scratch(&f->st, scratch);
 	res->stages_before = f->st.n;
 	res->items_before = cf_count(f->st.stage[f->st.n - 1]);
 	for (i = 0; i < n; i++) {
@@ -538,6 +547,8 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 		if (!(i % NFCF_RESCHED_EVERY))
 			cond_resched();
 	}
+	cf_stages_lend_scratch(&f->st, NULL);
+	kvfree(scratch);
 	nfcf_combo_retire(f);
 	nfcf_gen_bump(&f->gen);
 	nfcf_batch_newest(f, res);

@@ -339,6 +339,7 @@ static int nfcf_parse_params(struct genl_info *info, struct cf_params *p)
 					    NF_CUCKOO_MAX_KICKS_DEFAULT;
 	p->seed = a[NF_CUCKOO_A_SEED] ? nla_get_u64(a[NF_CUCKOO_A_SEED]) :
 				  get_random_u64();
+	p->lent_scratch = NFCF_LENT_SCRATCH;
 	err = cf_params_resolve(p);
 	if (err && !p->fp_bits) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a[NF_CUCKOO_A_FPR],
@@ -1287,6 +1288,7 @@ static int nfcf_load_images(struct genl_info *info, u8 max_stages,
 		err = nfcf_load_image(ha, &img[*n], &p, info->extack);
 		if (err)
 			return err;
+		p.lent_scratch = NFCF_LENT_SCRATCH;
 		if (*n && (img[*n].seed != img[0].seed ||
 			   img[*n].bucket_size != img[0].bucket_size ||
 			   img[*n].encoding != img[0].encoding)) {

@@ -675,6 +675,7 @@ static int cmd_new(struct req *r)
 	else if (new_seed(&p.seed))
 		return req_err(r, NULL, -EIO,
 			       "no random seed for the filter (getrandom() failed): give one with seed S");
+	p.lent_scratch = true;	/* NFCF_LENT_SCRATCH */
 	err = cf_params_resolve(&p);
 	if (err && !p.fp_bits)
 		return req_err(r, a[NF_CUCKOO_A_FPR], err,
@@ -1292,9 +1293,9 @@ static int batch_one(struct fake_filter *f,
 	return err == -EEXIST ? 1 : err;
 }
 
-/* nfcf_filter_batch(): all or nothing. */
-static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
-		       uint32_t flags, bool del)
+/* nfcf_filter_batch(): all or nothing, with the stages' scratch lent. */
+static int batch_run(struct req *r, struct batch *b, struct fake_filter *f,
+		     uint32_t flags, bool del)
 {
 	const size_t kl = sizeof(struct nf_cuckoo_flow_key);
 	uint32_t i, j;
@@ -1351,6 +1352,21 @@ static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
 			       "filter is full and a new stage would exceed the network namespace's memory ceiling (netns_mem_max_mb): batch undone");
 	return req_err(r, b->where[i], err,
 		       "entry is not in the filter: batch undone");
+}
+
+static int batch_apply(struct req *r, struct batch *b, struct fake_filter *f,
+		       uint32_t flags, bool del)
+{
+	void *scratch = malloc(cf_stages_scratch_bytes(&f->st));
+	int err;
+
+	if (!scratch)
+		return req_err(r, NULL, -ENOMEM, "out of memory: batch undone");
+	cf_stages_lend_scratch(&f->st, scratch);
+	err = batch_run(r, b, f, flags, del);
+	cf_stages_lend_scratch(&f->st, NULL);
+	free(scratch);
+	return err;
 }
 
 static int cmd_entries(struct req *r)
@@ -1573,6 +1589,7 @@ static int load_images(struct req *r, uint8_t max_stages,
 		err = load_image(r, ha, &img[*n], &p);
 		if (err)
 			return err;
+		p.lent_scratch = true;
 		if (*n && (img[*n].seed != img[0].seed ||
 			   img[*n].bucket_size != img[0].bucket_size ||
 			   img[*n].encoding != img[0].encoding))
@@ -1595,7 +1612,7 @@ static int load_stages(struct fake_filter *f, const struct cf_image *img,
 	uint32_t i;
 	int err;
 
-	err = cf_create_from_image(&cf, &img[0]);
+	err = cf_create_from_image(&cf, &img[0], true);
 	if (err)
 		return err;
 	cf_stages_init(&f->st, cf, g);

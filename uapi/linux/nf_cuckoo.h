@@ -849,7 +849,9 @@ struct nf_cuckoo_prefix_count {
  * @NF_CUCKOO_STATS_A_PAD: padding; ignore
  * @NF_CUCKOO_STATS_A_ITEMS: u64, items stored (the victim included)
  * @NF_CUCKOO_STATS_A_LOAD_PPM: u32, items / slots in parts per million
- * @NF_CUCKOO_STATS_A_BYTES: u64, memory the filter holds, in bytes
+ * @NF_CUCKOO_STATS_A_BYTES: u64, memory the filter holds, in bytes: its
+ *	stages' tables and structures (an add's search for room borrows
+ *	its scratch, 8 bytes per MAX_KICKS, for each batch only)
  * @NF_CUCKOO_STATS_A_TABLE_BYTES: u64, bytes of the table alone (a SAVE's size)
  * @NF_CUCKOO_STATS_A_SLOTS: u64, buckets * bucket size
  * @NF_CUCKOO_STATS_A_NBUCKETS: u64, buckets
