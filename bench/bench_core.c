@@ -954,6 +954,8 @@ static void print_summary(double worst_bpi)
 #define SS_GOAL_INSERT	0.63	/* the paper's Table 3: 3.13 / 5.00 M/s */
 #define SS_GOAL_BATCH	0.8
 #define SS_MAX_ROUNDS	16
+/* A round's passes are timed in this many chunks, in pairs. */
+#define SS_CHUNKS	64
 
 static int ss_only, no_ss;
 static u32 ss_negatives = 2u << 20;
@@ -973,15 +975,16 @@ static void minmax(const double *v, int n, double *lo, double *hi)
 
 /*
  * Rounds of two contenders, v[0] and v[1]: the median, min and max of
- * each, and of their ratio v[1] / v[0] taken round by round.
+ * each, and of their ratio v[1] / v[0] taken round by round, or of
+ * ratio[] when the rounds measured it otherwise (time_lookup_paired()).
  */
 struct pair_stats {
 	double med[2], lo[2], hi[2];
 	double rmed, rlo, rhi;
 };
 
-static void pair_stats(double (*v)[SS_MAX_ROUNDS], int rounds,
-		       struct pair_stats *ps)
+static void pair_stats(double (*v)[SS_MAX_ROUNDS], const double *measured,
+		       int rounds, struct pair_stats *ps)
 {
 	double ratio[SS_MAX_ROUNDS], tmp[SS_MAX_ROUNDS];
 	int e, r;
@@ -992,7 +995,7 @@ static void pair_stats(double (*v)[SS_MAX_ROUNDS], int rounds,
 		ps->med[e] = median(tmp, rounds);
 	}
 	for (r = 0; r < rounds; r++)
-		ratio[r] = v[1][r] / v[0][r];
+		ratio[r] = measured ? measured[r] : v[1][r] / v[0][r];
 	minmax(ratio, rounds, &ps->rlo, &ps->rhi);
 	ps->rmed = median(ratio, rounds);
 }
@@ -1072,11 +1075,12 @@ static void bench_ss_space(void)
 
 /* One line of bench_ss_compare(): each layout over the rounds, and the ratio. */
 static double ss_report(size_t n, const char *metric, double pos,
-			double (*v)[SS_MAX_ROUNDS], int rounds)
+			double (*v)[SS_MAX_ROUNDS], const double *ratio,
+			int rounds)
 {
 	struct pair_stats ps;
 
-	pair_stats(v, rounds, &ps);
+	pair_stats(v, ratio, rounds, &ps);
 	json("\"op\":\"ss_compare\",\"keys\":\"u64\",\"n\":%zu,\"metric\":\"%s\","
 	     "\"positive\":%.1f,\"plain_f\":%u,\"plain_mops\":%.2f,"
 	     "\"plain_min\":%.2f,\"plain_max\":%.2f,\"semisort_f\":%u,"
@@ -1091,26 +1095,113 @@ static double ss_report(size_t n, const char *metric, double pos,
 	return ps.rmed;
 }
 
-/* Fills a fresh filter of n with the n present keys; M inserts/s. */
+/*
+ * Fills a fresh filter of n with the n present keys; M inserts/s.  A fill
+ * that fits in the caches takes tens of milliseconds, which a neighbour's
+ * burst on a shared machine can double: such fills are timed
+ * SS_FILLS_SMALL times, each into a fresh filter, and the fastest counts.
+ * The fills of the two layouts are not interleaved, as lookups are: two
+ * tables filling at once would share the caches, which one fill alone
+ * does not.
+ */
+#define SS_FILLS_SMALL	3
+#define SS_FILL_SMALL_MAX	(4u << 20)
+
 static double ss_fill(struct cuckoo_filter **cf, int semi, const u8 *keys,
 		      size_t n, u64 *fails)
 {
-	double t0;
+	int fills = n <= SS_FILL_SMALL_MAX ? SS_FILLS_SMALL : 1, k;
+	double t0, best = 0;
 	size_t i;
 
-	*cf = make_filter_enc(n, semi ? SS_F : SS_PLAIN_F,
-			      semi ? CF_ENC_SEMISORT : CF_ENC_PLAIN);
-	t0 = now();
-	for (i = 0; i < n; i++)
-		*fails += cf_add(*cf, keys + i * 8, 8) != 0;
-	return n / (now() - t0) / 1e6;
+	*cf = NULL;
+	for (k = 0; k < fills; k++) {
+		cf_free(*cf);
+		*cf = make_filter_enc(n, semi ? SS_F : SS_PLAIN_F,
+				      semi ? CF_ENC_SEMISORT : CF_ENC_PLAIN);
+		t0 = now();
+		for (i = 0; i < n; i++)
+			*fails += cf_add(*cf, keys + i * 8, 8) != 0;
+		t0 = n / (now() - t0) / 1e6;
+		best = t0 > best ? t0 : best;
+	}
+	return best;
+}
+
+/*
+ * One pass of lookups (bs 0: single, else batches of bs) over the n u64
+ * queries q in both filters, cf[0] plain and cf[1] semi-sorted, chunk by
+ * chunk: each chunk is timed in one filter and at once in the other, which
+ * goes first alternating.  A neighbour's burst on a shared machine then
+ * falls on both sides of a pair instead of on one filter's whole pass.
+ * mops[e] is filter e's rate over the pass, hits[e] its hits; the return
+ * value is the round's ratio, the median over the chunks of semi-sorted's
+ * rate over plain's.
+ */
+static double time_lookup_paired(struct cuckoo_filter *const cf[2],
+				  const u8 *q, size_t n, u32 bs, double mops[2],
+				  u64 hits[2])
+{
+	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	size_t step = bs ? bs : 1;
+	size_t chunk = ((n + SS_CHUNKS - 1) / SS_CHUNKS + step - 1) / step * step;
+	double total[2] = { 0, 0 }, ratio[SS_CHUNKS], dt[2], t0;
+	size_t i, m;
+	int c, o, e;
+	u64 h;
+
+	hits[0] = hits[1] = 0;
+	for (i = 0, c = 0; i < n; i += chunk, c++) {
+		m = n - i < chunk ? n - i : chunk;
+		for (o = 0; o < 2; o++) {
+			e = (c + o) & 1;
+			t0 = now();
+			h = bs ? run_batch(cf[e], q + i * 8, m, 8, passes, bs)
+			       : run_single(cf[e], q + i * 8, m, 8, passes);
+			dt[e] = now() - t0;
+			total[e] += dt[e];
+			hits[e] += h / passes;
+			sink += h;
+		}
+		ratio[c] = dt[0] / dt[1];
+	}
+	for (e = 0; e < 2; e++)
+		mops[e] = (double)n * passes / total[e] / 1e6;
+	return median(ratio, c);
+}
+
+/* Round r's single and batched lookups at mix mi, both filters. */
+static void ss_lookups(struct cuckoo_filter *const cf[2], const u8 *q,
+		       size_t n, int mi, int r,
+		       double (*single)[2][SS_MAX_ROUNDS],
+		       double (*single_r)[SS_MAX_ROUNDS],
+		       double (*batch)[2][SS_MAX_ROUNDS],
+		       double (*batch_r)[SS_MAX_ROUNDS])
+{
+	double ms[2], mb[2];
+	u64 hs[2], hb[2];
+	int e;
+
+	single_r[mi][r] = time_lookup_paired(cf, q, n, 0, ms, hs);
+	batch_r[mi][r] = time_lookup_paired(cf, q, n, batch_default, mb, hb);
+	for (e = 0; e < 2; e++) {
+		single[mi][e][r] = ms[e];
+		batch[mi][e][r] = mb[e];
+		if (hs[e] != hb[e] || (mi == 2 && hs[e] != n))
+			human("WARNING: %s: %llu single hits, %llu batched, of %zu\n",
+			      e ? "semi-sorted" : "plain",
+			      (unsigned long long)hs[e],
+			      (unsigned long long)hb[e], n);
+	}
 }
 
 /*
  * Plain f = 12 against semi-sorted f = 13 on the same n u64 keys, in
- * rounds that alternate which layout goes first, so that the machine's
- * drift falls on both: inserts from empty to capacity, then single and
- * batched lookups at each mix.  Each figure is the median over the rounds
+ * rounds: inserts from empty to capacity (ss_fill(), the layout that goes
+ * first alternating), then single and batched lookups at each mix, each
+ * pass timed in SS_CHUNKS chunks, a chunk in one layout then at once in
+ * the other (time_lookup_paired()), so that the shared machine's drift
+ * and bursts fall on both.  Each figure is the median over the rounds
  * with its range; the ratio (semi-sorted / plain) is taken round by
  * round.
  */
@@ -1119,6 +1210,7 @@ static void bench_ss_compare(size_t n)
 	int rounds = reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps;
 	double ins[2][SS_MAX_ROUNDS], single[3][2][SS_MAX_ROUNDS];
 	double batch[3][2][SS_MAX_ROUNDS], ins_ratio, batch_ratio[3];
+	double single_r[3][SS_MAX_ROUNDS], batch_r[3][SS_MAX_ROUNDS];
 	u8 *present = gen_keys(K_U64, 0, n), *absent = gen_keys(K_U64, 1, n);
 	u8 *q[3];
 	u64 fails[2] = { 0, 0 };
@@ -1127,7 +1219,7 @@ static void bench_ss_compare(size_t n)
 	for (mi = 0; mi < 3; mi++)
 		q[mi] = build_queries(present, absent, n, 8, mixes[mi]);
 	human("== u64 keys, n = %zu: plain f = %u against semi-sorted f = %u, "
-	      "%d rounds, order alternating ==\n", n, SS_PLAIN_F, SS_F, rounds);
+	      "%d rounds, lookups in %d chunks in pairs ==\n", n, SS_PLAIN_F, SS_F, rounds, SS_CHUNKS);
 	for (r = 0; r < rounds; r++) {
 		struct cuckoo_filter *cf[2];
 
@@ -1137,31 +1229,20 @@ static void bench_ss_compare(size_t n)
 			ins[e][r] = ss_fill(&cf[e], e, present, n, &fails[e]);
 		}
 		for (mi = 0; mi < 3; mi++)
-			for (o = 0; o < 2; o++) {
-				int e = (r + o) & 1;
-				u64 hs, hb;
-
-				single[mi][e][r] = time_lookup(cf[e], q[mi], n, 8,
-							       0, &hs);
-				batch[mi][e][r] = time_lookup(cf[e], q[mi], n, 8,
-							      batch_default, &hb);
-				if (hs != hb || (mi == 2 && hs != n))
-					human("WARNING: %s: %llu single hits, %llu batched, of %zu\n",
-					      e ? "semi-sorted" : "plain",
-					      (unsigned long long)hs,
-					      (unsigned long long)hb, n);
-			}
+			ss_lookups(cf, q[mi], n, mi, r, single, single_r,
+				   batch, batch_r);
 		cf_free(cf[0]);
 		cf_free(cf[1]);
 	}
 	human("  M/s    found  plain f=%u            semi-sorted f=%u      "
 	      "semi-sorted / plain\n", SS_PLAIN_F, SS_F);
-	ins_ratio = ss_report(n, "insert", 1.0, ins, rounds);
+	ins_ratio = ss_report(n, "insert", 1.0, ins, NULL, rounds);
 	for (mi = 0; mi < 3; mi++)
-		ss_report(n, "single", mixes[mi], single[mi], rounds);
+		ss_report(n, "single", mixes[mi], single[mi], single_r[mi],
+			  rounds);
 	for (mi = 0; mi < 3; mi++)
 		batch_ratio[mi] = ss_report(n, "batch", mixes[mi], batch[mi],
-					    rounds);
+					    batch_r[mi], rounds);
 	if (fails[0] || fails[1])
 		human("  failed adds: plain %llu, semi-sorted %llu\n",
 		      (unsigned long long)fails[0],
@@ -1273,7 +1354,7 @@ static void bench_stages_k(u32 k, size_t n)
 		for (mi = 0; mi < 2; mi++) {
 			struct pair_stats ps;
 
-			pair_stats(v[b][mi], rounds, &ps);
+			pair_stats(v[b][mi], NULL, rounds, &ps);
 			json("\"op\":\"stages\",\"keys\":\"u64\",\"n\":%zu,"
 			     "\"stages\":%u,\"got_stages\":%u,\"mode\":\"%s\","
 			     "\"positive\":%.1f,\"one_mops\":%.2f,"
