@@ -4,7 +4,8 @@
 
     report.py FILE.jsonl [--tap]
 
-For each list: every contender's load time, kernel memory per prefix
+For each list: every contender's load time (less the time the wrapper it
+runs in, timeout and nsenter, takes alone), kernel memory per prefix
 (MemAvailable's fall over the load, as bench/nf reads it, shown from a
 megabyte on: below, it is noise; and what the tool says it holds: nf_cuckoo
 its table, ipset its "Size in memory", nftables nothing), the prefix-length combinations nf_cuckoo keeps, and
@@ -25,6 +26,11 @@ import argparse
 import json
 import statistics
 import sys
+
+def load_us(ld):
+    """A load's time less its wrapper's (records of before it: as is)."""
+    return max(ld["us"] - ld.get("wrapper_us", 0), 1)
+
 
 ORDER = ["cuckoo-f12", "cuckoo-f16", "ipset", "nft"]
 NAMES = {"none": "no hook", "cuckoo-f12": "nf_cuckoo f=12",
@@ -105,7 +111,7 @@ def main():
             print(fmt % (
                 k, NAMES[c],
                 ("> %d" % ld["limit_s"]) if ld["timed_out"]
-                else "%.2f" % (ld["us"] / 1e6),
+                else "%.2f" % (load_us(ld) / 1e6),
                 "%.1f" % (ld["avail_kb"] * 1024 / n)
                 if ld["avail_kb"] >= 1024 else "-",
                 "%.1f" % (ld["tool_bytes"] / n) if ld["tool_bytes"] else "-",
@@ -131,7 +137,7 @@ def main():
             if hn:
                 bytes_ratio(NAMES[c], ld, hn[0])
             if nft:
-                t = nft[0]["us"] / ld["us"]
+                t = load_us(nft[0]) / load_us(ld)
                 print("  %s: nftables' load time / this: %s%.1fx (goal at "
                       "least 10x)" % (NAMES[c], "more than "
                                       if nft[0]["timed_out"] else "", t))
