@@ -1422,7 +1422,8 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
  * Stores v (width <= 64 bits, nothing above) at bit pos, rewriting only
  * the words it lies in, each with one store.
  */
-static void cf_bits_store(u64 *t, u64 pos, unsigned int width, u64 v)
+static __always_inline void cf_bits_put(u64 *t, u64 pos, unsigned int width,
+					u64 v)
 {
 	u64 w = pos >> 6, old, mask = cf_low_mask(width);
 	unsigned int sh = pos & 63, lo_bits = 64 - sh;
@@ -1433,6 +1434,69 @@ static void cf_bits_store(u64 *t, u64 pos, unsigned int width, u64 v)
 		return;
 	old = CF_READ(t[w + 1]);
 	CF_WRITE(t[w + 1], (old & ~(mask >> lo_bits)) | (v >> lo_bits));
+}
+
+static void cf_bits_store(u64 *t, u64 pos, unsigned int width, u64 v)
+{
+	cf_bits_put(t, pos, width, v);
+}
+
+/*
+ * Semi-sorted buckets of one word with f <= 15, rewritten without
+ * unpacking them into an array: the four fingerprints of bucket bits v
+ * (garbage above) in the 16-bit lanes of a word, ascending from lane 0.
+ */
+static __always_inline bool cf_ss_lanes16_ok(unsigned int f)
+{
+	return f <= 15;
+}
+
+static __always_inline u64 cf_ss_lanes16(u64 v, unsigned int f)
+{
+	unsigned int d = f - 4;
+	u64 m = cf_low_mask(d), nib = cf_ss_decode[v & 0xfff], lows, n, l;
+
+	lows = v >> CF_SS_CODE_BITS;
+	n = (nib & 0xf) | (nib & 0xf0) << 12 | (nib & 0xf00) << 24 |
+	    (nib & 0xf000) << 36;
+	l = (lows & m) | (lows & m << d) << (16 - d) |
+	    (lows & m << 2 * d) << (32 - 2 * d) |
+	    (lows & m << 3 * d) << (48 - 3 * d);
+	return n << d | l;
+}
+
+/*
+ * Lane s of sorted lanes x replaced by fp (< 2^15), the lanes sorted
+ * again: lane s taken out (the lanes above move down, the top one becomes
+ * 0x7fff, above any fingerprint), then fp put in before the first lane
+ * not below it, found in every lane at once: (lane | 0x8000) - fp borrows
+ * from no other lane and keeps its top bit exactly when lane >= fp.
+ */
+static __always_inline u64 cf_ss_lanes16_put(u64 x, unsigned int s, u32 fp)
+{
+	u64 hi = 0x8000800080008000ULL, keep = (1ULL << 16 * s) - 1, ge;
+	unsigned int p;
+
+	x = (x & keep) | ((x >> 16) & ~keep) | 0x7fffULL << 48;
+	ge = ((x | hi) - fp * 0x0001000100010001ULL) & hi;
+	p = __builtin_ctzll(ge) / 16;
+	keep = (1ULL << 16 * p) - 1;
+	return (x & keep) | (u64)fp << 16 * p | (x & ~keep) << 16;
+}
+
+/* cf_ss_pack() of sorted lanes x: the bucket's bits, zero above it. */
+static __always_inline u64 cf_ss_pack16(u64 x, unsigned int f)
+{
+	unsigned int d = f - 4;
+	u64 m = cf_low_mask(d), code, lows;
+
+	code = (x >> d & 15) + cf_ss_rank[0][x >> (16 + d) & 15] +
+	       cf_ss_rank[1][x >> (32 + d) & 15] +
+	       cf_ss_rank[2][x >> (48 + d) & 15];
+	lows = (x & m) | (x >> (16 - d) & m << d) |
+	       (x >> (32 - 2 * d) & m << 2 * d) |
+	       (x >> (48 - 3 * d) & m << 3 * d);
+	return code | lows << CF_SS_CODE_BITS;
 }
 
 /* Semi-sorted bucket i's fingerprints, ascending (zeros, the free, first). */
@@ -1448,7 +1512,8 @@ static void cf_ss_read(const struct cuckoo_filter *cf, u32 i, u32 *fps)
  * Slot s of semi-sorted bucket i set to fp, the bucket sorted and written
  * whole, in up to three words: inside a sequence-counter section, which
  * is the caller's (readers may see any mix of old and new words).  f is a
- * constant where the caller can make it one.
+ * constant where the caller can make it one.  Buckets of one word with
+ * f <= 15 are re-sorted in 16-bit lanes, the others through an array.
  */
 static __always_inline void cf_ss_set(u64 *t, u32 i, unsigned int s, u32 fp,
 				      unsigned int f)
@@ -1457,6 +1522,12 @@ static __always_inline void cf_ss_set(u64 *t, u32 i, unsigned int s, u32 fp,
 	u64 pos = (u64)i * w, v0, v1;
 	u32 fps[4];
 
+	if (cf_ss_one_word(f) && cf_ss_lanes16_ok(f)) {
+		v0 = cf_ss_lanes16(cf_ss_word(t, i, f), f);
+		cf_bits_put(t, pos, w, cf_ss_pack16(cf_ss_lanes16_put(v0, s, fp),
+						   f));
+		return;
+	}
 	cf_ss_load(t, i, f, &v0, &v1);
 	cf_ss_unpack(v0, v1, f, fps);
 	fps[s] = fp;
@@ -1483,17 +1554,33 @@ static u32 cf_slot_get(const struct cuckoo_filter *cf, u32 i, unsigned int s)
 	       cf->fp_mask;
 }
 
+/*
+ * cf_slot_set() of a semi-sorted table, out of line: neither the plain
+ * slot's store nor the f = 13 bucket's then saves registers that only
+ * the general one needs.
+ */
+static cf_noinline void cf_ss_set_13(u64 *t, u32 i, unsigned int s, u32 fp)
+{
+	cf_ss_set(t, i, s, fp, 13);
+}
+
+static cf_noinline void cf_ss_set_any(u64 *t, u32 i, unsigned int s, u32 fp,
+				      unsigned int f)
+{
+	cf_ss_set(t, i, s, fp, f);
+}
+
 /* Inside a sequence-counter section if the table is semi-sorted. */
-static void cf_slot_set(struct cuckoo_filter *cf, u32 i, unsigned int s,
-			u32 fp)
+static __always_inline void cf_slot_set(struct cuckoo_filter *cf, u32 i,
+					unsigned int s, u32 fp)
 {
 	u64 pos = ((u64)i * cf->bucket_size + s) * cf->fp_bits;
 
 	if (cf_semisorted(cf)) {
 		if (cf->fp_bits == 13)
-			cf_ss_set(cf->table, i, s, fp, 13);
+			cf_ss_set_13(cf->table, i, s, fp);
 		else
-			cf_ss_set(cf->table, i, s, fp, cf->fp_bits);
+			cf_ss_set_any(cf->table, i, s, fp, cf->fp_bits);
 		return;
 	}
 	cf_bits_store(cf->table, pos, cf->fp_bits, fp);
@@ -1734,9 +1821,15 @@ static int cf_search(struct cuckoo_filter *cf, const struct cf_hash *h,
 	return -1;
 }
 
-static unsigned int cf_free_slots(const struct cuckoo_filter *cf, u32 i,
-				  int *first)
+/*
+ * Every insert asks this of both its buckets: for semi-sorted f = 13
+ * (what fpr 0.1% picks) the one-word count is inlined, fp 0 folded in.
+ */
+static __always_inline unsigned int
+cf_free_slots(const struct cuckoo_filter *cf, u32 i, int *first)
 {
+	if (cf_semisorted(cf) && cf->fp_bits == 13)
+		return cf_ss_slots_holding(cf->table, i, 0, first, 13);
 	return cf_slots_holding(cf, i, 0, first);
 }
 
