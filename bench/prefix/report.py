@@ -4,8 +4,8 @@
 
     report.py FILE.jsonl [--tap]
 
-For each list: every contender's load time (less the time the wrapper it
-runs in, timeout and nsenter, takes alone), kernel memory per prefix
+For each list: every contender's load time (from the tool's start: not
+the wrapper's, timeout and nsenter), kernel memory per prefix
 (MemAvailable's fall over the load, as bench/nf reads it, shown from a
 megabyte on: below, it is noise; and what the tool says it holds: nf_cuckoo
 its table, ipset its "Size in memory", nftables nothing), the prefix-length combinations nf_cuckoo keeps, and
@@ -28,8 +28,8 @@ import statistics
 import sys
 
 def load_us(ld):
-    """A load's time less its wrapper's (records of before it: as is)."""
-    return max(ld["us"] - ld.get("wrapper_us", 0), 1)
+    """A load's time from the tool's start (older records: the wrapper's)."""
+    return ld.get("tool_us") or ld["us"]
 
 
 ORDER = ["cuckoo-f12", "cuckoo-f16", "ipset", "nft"]
