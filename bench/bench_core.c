@@ -55,6 +55,7 @@
 #include <arpa/inet.h>
 
 #include "cuckoo.h"
+#include "mix64.h"
 #include "cuckoo_stages.h"
 #include <linux/nf_cuckoo.h>
 
@@ -123,16 +124,6 @@ static double median(double *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp_dbl);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* A bijection on 64-bit integers (splitmix64's finaliser): distinct
- * counters give distinct keys, so present and absent sets never overlap. */
-static u64 mix64(u64 z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static u64 rng_state = 0x243f6a8885a308d3ULL;

@@ -16,16 +16,9 @@
 #include <string.h>
 
 #include "cuckoo.h"
+#include "mix64.h"
 
 #define ITEMS	262144
-
-static u64 mix64(u64 z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 int main(int argc, char **argv)
 {

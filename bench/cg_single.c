@@ -22,16 +22,9 @@
 #include <string.h>
 
 #include "cuckoo.h"
+#include "mix64.h"
 
 #define ITEMS	65536
-
-static u64 mix64(u64 z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void make_key(u8 *out, u32 len, u64 set, u64 i)
 {
