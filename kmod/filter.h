@@ -133,6 +133,12 @@ struct nfcf_hook_link {
 	struct nfcf_filter *f;
 };
 
+/*
+ * The module's filters borrow the kick search's scratch for each batch
+ * (nfcf_filter_batch()) rather than keep it: cf_params.lent_scratch.
+ */
+#define NFCF_LENT_SCRATCH	true
+
 /**
  * struct nfcf_filter - a named filter
  * @node:	on the namespace's list of all filters (or, while its table
@@ -174,12 +180,6 @@ struct nfcf_hook_link {
  *		the fields it reads stay on the cache lines they were on
  * @ncombo:	combinations of each family in @combo
  */
-/*
- * The module's filters borrow the kick search's scratch for each batch
- * (nfcf_filter_batch()) rather than keep it: cf_params.lent_scratch.
- */
-#define NFCF_LENT_SCRATCH	true
-
 struct nfcf_filter {
 	struct list_head node;
 	struct nfcf_hook_link hl[2];
