@@ -401,6 +401,12 @@ static struct cuckoo_filter *bench_insert(const u8 *keys, size_t n, u32 len,
 
 static u64 sink;
 
+/* Passes over n keys that make a timed repetition of lookup_min_ops. */
+static int lookup_passes(size_t n)
+{
+	return n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+}
+
 static u64 run_single(const struct cuckoo_filter *cf, const u8 *q, size_t n,
 		      u32 len, int passes)
 {
@@ -437,7 +443,7 @@ static u64 run_batch(const struct cuckoo_filter *cf, const u8 *q, size_t n,
 static double time_lookup(const struct cuckoo_filter *cf, const u8 *q,
 			  size_t n, u32 len, u32 bs, u64 *hits)
 {
-	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	int passes = lookup_passes(n);
 	double t0 = now(), t1;
 	u64 h = bs ? run_batch(cf, q, n, len, passes, bs)
 		   : run_single(cf, q, n, len, passes);
@@ -498,7 +504,7 @@ static void check_batch(const struct cuckoo_filter *cf, const u8 *q, size_t n,
 /* The jhash pass a lookup makes, alone: the hashing share. */
 static double bench_hash(const u8 *q, size_t n, u32 len)
 {
-	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	int passes = lookup_passes(n);
 	double *t = xmalloc(reps * sizeof(double));
 	double m;
 	int r, p;
@@ -1102,7 +1108,7 @@ static double ss_fill(struct cuckoo_filter **cf, int semi, const u8 *keys,
 		      size_t n, u64 *fails)
 {
 	int fills = n <= SS_FILL_SMALL_MAX ? SS_FILLS_SMALL : 1, k;
-	double t0, best = 0;
+	double t0, mops, best = 0;
 	size_t i;
 
 	*cf = NULL;
@@ -1113,8 +1119,8 @@ static double ss_fill(struct cuckoo_filter **cf, int semi, const u8 *keys,
 		t0 = now();
 		for (i = 0; i < n; i++)
 			*fails += cf_add(*cf, keys + i * 8, 8) != 0;
-		t0 = n / (now() - t0) / 1e6;
-		best = t0 > best ? t0 : best;
+		mops = n / (now() - t0) / 1e6;
+		best = mops > best ? mops : best;
 	}
 	return best;
 }
@@ -1133,7 +1139,7 @@ static double time_lookup_paired(struct cuckoo_filter *const cf[2],
 				  const u8 *q, size_t n, u32 bs, double mops[2],
 				  u64 hits[2])
 {
-	int passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	int passes = lookup_passes(n);
 	size_t step = bs ? bs : 1;
 	size_t chunk = ((n + SS_CHUNKS - 1) / SS_CHUNKS + step - 1) / step * step;
 	double total[2] = { 0, 0 }, ratio[SS_CHUNKS], dt[2], t0;
@@ -1210,7 +1216,8 @@ static void bench_ss_compare(size_t n)
 	for (mi = 0; mi < 3; mi++)
 		q[mi] = build_queries(present, absent, n, 8, mixes[mi]);
 	human("== u64 keys, n = %zu: plain f = %u against semi-sorted f = %u, "
-	      "%d rounds, lookups in %d chunks in pairs ==\n", n, SS_PLAIN_F, SS_F, rounds, SS_CHUNKS);
+	      "%d rounds, lookups in %d chunks in pairs ==\n", n, SS_PLAIN_F,
+	      SS_F, rounds, SS_CHUNKS);
 	for (r = 0; r < rounds; r++) {
 		struct cuckoo_filter *cf[2];
 
@@ -1287,7 +1294,7 @@ static int stages_fill(struct cf_stages *s, u64 cap, const u8 *keys, size_t n)
 static double stages_time(const struct cf_stages *s, const u8 *q, size_t n,
 			  u32 bs, u64 *hits)
 {
-	int p, passes = n >= lookup_min_ops ? 1 : (int)(lookup_min_ops / n);
+	int p, passes = lookup_passes(n);
 	double t0 = now();
 	u64 h = 0;
 	size_t i;
