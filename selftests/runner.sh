@@ -81,6 +81,7 @@ for t in "$@"; do
 		esac
 		continue
 	fi
+	t0=$SECONDS
 	{ (cd "$(dirname "$path")" && timeout "$TIMEOUT" "$path" 2>&1)
 	  echo $? >"$STATE.rc"; } |
 	awk -v g="$n" -v name="$name" -v state="$STATE" '
@@ -103,6 +104,8 @@ for t in "$@"; do
 		END { printf "%d %d %d\n%s\n", g, points, bad, skip > state }'
 	rc=$(cat "$STATE.rc")
 	{ read -r n points bad; read -r skip; } <"$STATE"
+	# Where the suite's time goes (`make check` has 45 minutes in all).
+	echo "# $name: $((SECONDS - t0)) s"
 	failed=$((failed + bad))
 	if [ "$points" = 0 ] && [ "$rc" = 4 ]; then
 		point ok "- $name # SKIP ${skip:-skipped}"

@@ -148,12 +148,14 @@ lapi_up() { cscli_ decisions list -o json >/dev/null; }
 # with "database is locked" when the bouncer's pull writes meanwhile (the
 # more often the slower the machine).
 CS_RETRIES=0
+CS_RETRIED=
 csw() {
 	local _
 
 	for _ in 1 2 3 4 5; do
 		cscli_ "$@" >/dev/null && return 0
 		CS_RETRIES=$((CS_RETRIES + 1))
+		CS_RETRIED="$CS_RETRIED; $*"
 		sleep 1
 	done
 	return 1
@@ -187,6 +189,11 @@ send() {
 decision_ids() {
 	cscli_ alerts list -o json | jq -r --arg v "$1" \
 		'[.[].decisions[]? | select(.value == $v) | .id] | sort | .[]'
+}
+# active_on VALUE: how many decisions the Local API holds on VALUE.
+active_on() {
+	cscli_ decisions list -o json | jq --arg v "$1" \
+		'[.[]?.decisions[]? | select(.value == $v)] | length'
 }
 # Wait until the bouncer has pulled once more and the adapter has applied
 # what came (or found nothing to do): the bouncer pulls every second.
@@ -457,13 +464,18 @@ check_all "cscli decisions delete --all: the filter and the state are empty" \
 	"$(items)" = 0 "$(state | wc -l)" = 0
 
 # A missing filter: the decision is refused with cfctl's reason, the
-# state keeps what it had, the adapter and the bouncer run on.
+# state keeps what it had, the adapter and the bouncer run on. One
+# refusal per decision the Local API holds: a cscli write that failed
+# (sqlite's "database is locked") may have made its decision all the
+# same before csw tried again.
 cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
 csw decisions add --ip 10.0.0.9 -d 1h
 until_ok 60 grep -q 'add 10\.0\.0\.9: refused' "$CS/adapter.log"
 settle
-check_all "a missing filter: logged with cfctl's reason, state unchanged, the bouncer and adapter run on" \
-	"$(logged 'add 10\.0\.0\.9: refused: cfctl: add: no filter of that name')" = 1 \
+n9=$(active_on 10.0.0.9)
+check_all "a missing filter: logged with cfctl's reason, once per decision, state unchanged, the bouncer and adapter run on" \
+	"$n9" -ge 1 \
+	"$(logged 'add 10\.0\.0\.9: refused: cfctl: add: no filter of that name')" = "$n9" \
 	"$(state | wc -l)" = 0 \
 	"$(kill -0 "$BOUNCER_PID" 2>/dev/null && echo up)" = up \
 	"$(logged ': 1 decisions: 0 added, .* 1 failed')" -ge 1
@@ -479,4 +491,4 @@ check_all "restarted: the filter made again, holding the one active decision" \
 	"$(items)" = 1 "$(state | tr '\n' ' ')" = "10.0.0.9 "
 
 check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
-diag "cscli writes tried again after a failure: $CS_RETRIES"
+diag "cscli writes tried again after a failure: $CS_RETRIES${CS_RETRIED:+ (}${CS_RETRIED#; }${CS_RETRIED:+)}"
