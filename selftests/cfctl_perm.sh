@@ -67,7 +67,9 @@ run "$CFCTL" list -n
 
 # Batches larger than the default socket buffer still go through where
 # SO_SNDBUFFORCE is not allowed (CAP_NET_ADMIN only in the user namespace).
-for i in $(seq 0 4999); do echo "src 2001:db8::$(printf %x $i)"; done >"$TMP/v6"
+# (printf over the list: a command substitution per line costs 5,000
+# forks, most of a minute in the emulator)
+printf 'src 2001:db8::%x\n' $(seq 0 4999) >"$TMP/v6"
 chmod 644 "$TMP/v6"
 run unshare -U -r --net sh -c "
 	$CFCTL create big6 family ip6 key src && $CFCTL -v add -f $TMP/v6 big6"

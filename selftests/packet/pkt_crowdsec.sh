@@ -168,8 +168,20 @@ filter_made() { [ "$(fstat s "$FILTER" .name)" = "$FILTER" ]; }
 second_add_held_once() {
 	[ "$(logged ': 1 decisions: 0 added, 0 deleted, 1 added already')" -ge 1 ]
 }
-# adapter_exited N: the adapter has seen the end of its input N times.
-adapter_exited() { [ "$(logged 'end of input: exiting')" = "$1" ]; }
+# exits: how many adapters have seen the end of their input (the ones run
+# on their own below log to the same file).
+exits() { logged 'end of input: exiting'; }
+exited_since() { [ "$(exits)" -gt "$1" ]; }
+# stop_bouncer: kill the bouncer, wait for its adapter to exit.
+stop_bouncer() {
+	local e
+
+	e=$(exits)
+	kill "$BOUNCER_PID"
+	wait "$BOUNCER_PID" 2>/dev/null
+	until_ok 60 exited_since "$e" ||
+		bail "the adapter did not exit within 60 s of the bouncer"
+}
 state() { "$ADAPTER" show; }
 # logged PATTERN: lines of the adapter's log matching PATTERN (ERE).
 logged() { grep -cE "$1" "$CS/adapter.log"; }
@@ -401,9 +413,7 @@ cfq s destroy cs-ip6
 # The bouncer restarted: while it is away, a6's decision is deleted, one
 # on 10.0.0.5 made, and one on 10.0.0.77 made and deleted.  On restart it
 # is sent adds for the active ones (10.0.0.5 new) and dels for those that ended ($A6 held, $A4 and 10.0.0.77 not).
-kill "$BOUNCER_PID"
-wait "$BOUNCER_PID" 2>/dev/null
-until_ok 60 adapter_exited 1
+stop_bouncer
 csw decisions delete --ip $A6
 csw decisions add --ip 10.0.0.5 -d 1h
 csw decisions add --ip 10.0.0.77 -d 1h
@@ -482,9 +492,7 @@ check_all "a missing filter: logged with cfctl's reason, once per decision, stat
 
 # The bouncer restarted once more: the adapter makes the filter again and
 # the decision goes in.
-kill "$BOUNCER_PID"
-wait "$BOUNCER_PID" 2>/dev/null
-until_ok 60 adapter_exited 2
+stop_bouncer
 bouncer_start
 until_ok 60 held 10.0.0.9
 check_all "restarted: the filter made again, holding the one active decision" \
