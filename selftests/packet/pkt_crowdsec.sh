@@ -147,15 +147,13 @@ lapi_up() { cscli_ decisions list -o json >/dev/null; }
 # times: crowdsec 1.4.6's Local API on sqlite fails a write now and then
 # with "database is locked" when the bouncer's pull writes meanwhile (the
 # more often the slower the machine).
-CS_RETRIES=0
-CS_RETRIED=
+CS_RETRIED=()	# the writes tried again, one element a try
 csw() {
 	local _
 
 	for _ in 1 2 3 4 5; do
 		cscli_ "$@" >/dev/null && return 0
-		CS_RETRIES=$((CS_RETRIES + 1))
-		CS_RETRIED="$CS_RETRIED; $*"
+		CS_RETRIED+=("$*")
 		sleep 1
 	done
 	return 1
@@ -499,4 +497,6 @@ check_all "restarted: the filter made again, holding the one active decision" \
 	"$(items)" = 1 "$(state | tr '\n' ' ')" = "10.0.0.9 "
 
 check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
-diag "cscli writes tried again after a failure: $CS_RETRIES${CS_RETRIED:+ (}${CS_RETRIED#; }${CS_RETRIED:+)}"
+retried=
+[ "${#CS_RETRIED[@]}" = 0 ] || retried=$(printf '%s; ' "${CS_RETRIED[@]}")
+diag "cscli writes tried again after a failure: ${#CS_RETRIED[@]}${retried:+ (${retried%; })}"
