@@ -68,41 +68,41 @@ struct cf_bfs_node {
 };
 
 struct cuckoo_filter {
-	/* Read by every lookup, never written after creation. */
+	/*
+	 * Three cache lines, so that a filter costs 192 bytes (a list of a
+	 * thousand prefixes takes about 1.5 KB of table): this one read by
+	 * every lookup and never written after creation, ...
+	 */
 	u64 *table;
-	u64 table_words;
-	u64 table_bits;
 	u32 nbuckets;
 	u32 fp_mask;
 	u32 seed_lo;
 	u32 seed_hi;
+	u16 bucket_bits;
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 layout;
-	u16 bucket_bits;
-	/*
-	 * For buckets of at most 64 bits (0 otherwise): a 1 in the lowest
-	 * bit of each slot's lane, and the slot that holds each bit.
-	 */
-	u64 lane_ones;
-	u8 slot_of_bit[64];
 	/*
 	 * CF_LAYOUT_B4: a bucket read in chunks of b4_chunk bits (four
 	 * lanes, or two when 4f > 64), the lowest and the highest bit of
 	 * each lane of a chunk.
 	 */
+	u8 b4_chunk;
 	u64 b4_ones;
 	u64 b4_hi;
-	u8 b4_chunk;
+	/* Buckets of at most 64 bits (0 otherwise): each slot's lowest bit. */
+	u64 lane_ones;
 
-	/* Written by the writer, read by lookups. */
+	/* ... this one written by the writer and read by lookups, ... */
 	u32 seq ____cacheline_aligned;
 	u64 victim;
 
-	/* The writer's own. */
+	/* ... and this one the writer's own. */
 	u64 count ____cacheline_aligned;
 	u64 capacity;
 	u64 seed;
+	u64 table_words;
+	u64 table_bits;
 	u16 max_kicks;
 	bool lent;		/* bfs is lent by the writer, not owned */
 	struct cf_bfs_node *bfs;
@@ -1670,7 +1670,7 @@ static unsigned int cf_slots_holding(const struct cuckoo_filter *cf, u32 i,
 	low = ones * (cf->fp_mask >> 1);
 	x = cf_bucket_word(cf, i) ^ (fp * ones);
 	zero = ~(((x & low) + low) | x) & (ones << (f - 1));
-	*first = zero ? cf->slot_of_bit[__builtin_ctzll(zero)] : -1;
+	*first = zero ? (int)(__builtin_ctzll(zero) / f) : -1;
 	return (u32)(((zero >> (f - 1)) * ones) >> ((b - 1) * f)) & cf->fp_mask;
 }
 
@@ -2065,7 +2065,6 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 {
 	struct cf_params p = *in;
 	struct cuckoo_filter *cf;
-	unsigned int bit;
 	int err;
 
 	err = cf_params_resolve(&p);
@@ -2092,11 +2091,8 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 		cf->b4_hi = cf->b4_ones << (p.fp_bits - 1);
 	}
 	/* Lanes of one word: plain buckets only. */
-	if (p.encoding == CF_ENC_PLAIN && p.fp_bits * p.bucket_size <= 64) {
+	if (p.encoding == CF_ENC_PLAIN && p.fp_bits * p.bucket_size <= 64)
 		cf->lane_ones = cf_lane_ones(p.fp_bits, p.bucket_size);
-		for (bit = 0; bit < 64; bit++)
-			cf->slot_of_bit[bit] = bit / p.fp_bits;
-	}
 	cf->capacity = p.capacity;
 	cf->max_kicks = p.max_kicks;
 	cf->lent = p.lent_scratch;

@@ -721,6 +721,7 @@ static void t_lent_scratch(void)
 	struct cf_params p = mkparams(10000, 12, 4, 720);
 	struct cuckoo_filter *own = NULL, *lent = NULL;
 	struct cf_image img;
+	struct cf_stats st;
 	u8 *a = NULL, *b = NULL;
 	void *scratch = NULL;
 	int err = 0;
@@ -734,6 +735,10 @@ static void t_lent_scratch(void)
 	CHECK(cf_params_bytes(&p) == cf_bytes(lent), "params %llu, lent %llu",
 	      (unsigned long long)cf_params_bytes(&p),
 	      (unsigned long long)cf_bytes(lent));
+	/* A lent filter is its table and three cache lines of structure. */
+	cf_get_stats(lent, &st);
+	CHECK(st.bytes == st.table_bytes + 3 * 64, "lent: %llu bytes, table %llu",
+	      (unsigned long long)st.bytes, (unsigned long long)st.table_bytes);
 	scratch = malloc(cf_scratch_bytes(500));
 	REQUIRE(scratch, "out of memory");
 	cf_lend_scratch(lent, scratch);
