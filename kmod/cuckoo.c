@@ -1053,28 +1053,36 @@ void cf_prefetch_hash(const struct cuckoo_filter *cf,
 /*
  * The probes of cf_contains_any(): every bucket word is loaded before any
  * is compared, so that the loads of all the keys are in flight together.
+ * ss: semi-sorted buckets of one word (f <= 17), b = 4.
  */
 static __always_inline bool cf_probe_many(const struct cuckoo_filter *cf,
 					  const struct cf_hash *h, u32 n,
-					  unsigned int f, unsigned int b)
+					  unsigned int f, unsigned int b,
+					  bool ss)
 {
 	const u64 *t = cf->table;
 	u64 w1[CF_ANY_MAX], w2[CF_ANY_MAX], victim;
-	bool hit = false;
+	bool hit = false, in1, in2;
 	u32 k;
 
 	for (k = 0; k < n; k++) {
-		w1[k] = cf_bucket_bits(t, h[k].i1, f, b);
-		w2[k] = cf_bucket_bits(t, h[k].i2, f, b);
+		w1[k] = ss ? cf_ss_word(t, h[k].i1, f) :
+			     cf_bucket_bits(t, h[k].i1, f, b);
+		w2[k] = ss ? cf_ss_word(t, h[k].i2, f) :
+			     cf_bucket_bits(t, h[k].i2, f, b);
 	}
 	victim = CF_READ(cf->victim);
 	for (k = 0; k < n; k++) {
 		u64 fps = (u64)h[k].fp * cf->lane_ones;
-		bool in1 = cf_word_has_fps(w1[k], fps, f, b);
-		bool in2 = cf_word_has_fps(w2[k], fps, f, b);
-		bool in_victim = cf_victim_match(victim, &h[k]);
 
-		hit |= in1 | in2 | in_victim;
+		if (ss) {
+			in1 = cf_ss_word_has(w1[k], h[k].fp, f);
+			in2 = cf_ss_word_has(w2[k], h[k].fp, f);
+		} else {
+			in1 = cf_word_has_fps(w1[k], fps, f, b);
+			in2 = cf_word_has_fps(w2[k], fps, f, b);
+		}
+		hit |= in1 | in2 | cf_victim_match(victim, &h[k]);
 	}
 	return hit;
 }
@@ -1087,13 +1095,22 @@ static bool cf_probe_many_any(const struct cuckoo_filter *cf,
 
 	switch (cf->layout) {
 	case CF_LAYOUT_F8_B4:
-		return cf_probe_many(cf, h, n, 8, 4);
+		return cf_probe_many(cf, h, n, 8, 4, false);
 	case CF_LAYOUT_F12_B4:
-		return cf_probe_many(cf, h, n, 12, 4);
+		return cf_probe_many(cf, h, n, 12, 4, false);
 	case CF_LAYOUT_F16_B4:
-		return cf_probe_many(cf, h, n, 16, 4);
+		return cf_probe_many(cf, h, n, 16, 4, false);
+	case CF_LAYOUT_SEMISORT:
+		/* The widths fpr picks, then any of one word. */
+		if (cf->fp_bits == 12)
+			return cf_probe_many(cf, h, n, 12, 4, true);
+		if (cf->fp_bits == 13)
+			return cf_probe_many(cf, h, n, 13, 4, true);
+		if (cf_ss_one_word(cf->fp_bits))
+			return cf_probe_many(cf, h, n, cf->fp_bits, 4, true);
+		fallthrough;
 	default:
-		/* Buckets wider than a word, semi-sorted: one by one. */
+		/* Buckets wider than a word: one by one. */
 		for (k = 0; k < n; k++)
 			hit |= cf_probe_any(cf, &h[k]);
 		return hit;
