@@ -14,6 +14,8 @@
 #   none        no hook (the baseline of the per-packet figures)
 #   cuckoo-f12  an nf_cuckoo filter keyed on src, fingerprint 12, capacity
 #               the list's length (cuckoo-f16: fingerprint 16)
+#   cuckoo-ss12 the same, fingerprint 12, semi-sorted buckets: f = 12's
+#               false positives in 11 bits a slot
 #   ipset       an ipset hash:net and an iptables rule in the raw table
 #   nft         an nftables set of flags interval and a rule
 # For each case (DIR/CASE, see gen.py):
@@ -43,7 +45,7 @@ CASES=drop
 REPS=3
 PACKETS=262144
 LOAD_MAX=900
-CONTENDERS="none cuckoo-f12 cuckoo-f16 ipset nft"
+CONTENDERS="none cuckoo-f12 cuckoo-f16 cuckoo-ss12 ipset nft"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--lists) LISTS=$2; shift 2 ;;
@@ -87,6 +89,10 @@ run_c() {
 		ns "$c" "$CFCTL" create pfx family ip key src capacity "$arg" \
 			fingerprint "${c#cuckoo-f}" hook prerouting priority raw \
 			action drop ;;
+	cuckoo-ss*:create)
+		ns "$c" "$CFCTL" create pfx family ip key src capacity "$arg" \
+			fingerprint "${c#cuckoo-ss}" semisort hook prerouting \
+			priority raw action drop ;;
 	cuckoo-*:load) nst "$c" "$CFCTL" add -f "$arg/list.txt" pfx ;;
 	cuckoo-*:probe)
 		read -r ENTRIES TOOL_BYTES COMBOS <<<"$(ns "$c" "$CFCTL" -j show pfx |

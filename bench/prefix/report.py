@@ -32,10 +32,16 @@ def load_us(ld):
     return ld.get("tool_us") or ld["us"]
 
 
-ORDER = ["cuckoo-f12", "cuckoo-f16", "ipset", "nft"]
+ORDER = ["cuckoo-f12", "cuckoo-f16", "cuckoo-ss12", "ipset", "nft"]
 NAMES = {"none": "no hook", "cuckoo-f12": "nf_cuckoo f=12",
-         "cuckoo-f16": "nf_cuckoo f=16", "ipset": "ipset hash:net",
+         "cuckoo-f16": "nf_cuckoo f=16",
+         "cuckoo-ss12": "nf_cuckoo f=12 ss", "ipset": "ipset hash:net",
          "nft": "nftables interval"}
+
+
+def fingerprint_bits(c):
+    """cuckoo-f12 (plain) or cuckoo-ss12 (semi-sorted): 12."""
+    return int(c.rsplit("-", 1)[1].lstrip("fs"))
 
 
 def spread(xs):
@@ -129,7 +135,7 @@ def main():
                                                   case["lengths"]))
         hn = perf.get((k, "ipset"))
         nft = perf.get((k, "nft"))
-        for c in ("cuckoo-f12", "cuckoo-f16"):
+        for c in ("cuckoo-f12", "cuckoo-f16", "cuckoo-ss12"):
             me = perf.get((k, c))
             if not me:
                 continue
@@ -174,9 +180,9 @@ def main():
         rate = d / p if p else 0
         ld = loads.get((k, c), {})
         allow = 0
-        if c.startswith("cuckoo-f"):
+        if c.startswith("cuckoo-"):
             lookups = 1 + (ld.get("combos") or 0)
-            allow = 2 * lookups * 8 / 2 ** int(c[len("cuckoo-f"):])
+            allow = 2 * lookups * 8 / 2 ** fingerprint_bits(c)
         ok = not other and (d == p if m == 100 and c != "none"
                             else rate <= allow)
         if not ok:
