@@ -5,7 +5,8 @@
 # (which builds nf_cuckoo.ko, cfctl and nfcf_hookbench.ko first):
 #
 #   in_vm.sh [--flows "N..."] [--families "4 6"] [--reps R]
-#            [--packets P] [--traffic T] [--ab KO --ab-name NAME]
+#            [--packets P] [--splits S] [--traffic T]
+#            [--ab KO --ab-name NAME]
 #
 # Contenders, each in its own network namespace hb-C, all loaded at once
 # with the same N flows (nfcf_hookbench.c says which) for both families,
@@ -23,8 +24,12 @@
 # No conntrack is loaded.  For each N, R rounds; in each round, for each
 # family and mix (0%: traffic of flows not loaded; 100%: loaded flows),
 # every contender in turn (the order rotating from round to round) runs
-# P packets through nfcf_hookbench.  One line "HB-JSON {...}" per run,
-# progress as "# ...".
+# P packets through nfcf_hookbench: in S runs of P / S packets ("split"
+# 1..S), every contender's first, then every contender's second, and so
+# on, so that a round's figure (report.py: its fastest chunk) rests on
+# stretches some seconds apart, and a second in which the host slowed
+# the virtual CPU moves one of them only.  One line "HB-JSON {...}" per
+# run, progress as "# ...".
 #
 # --ab KO: the contenders are no hook and nf_cuckoo alone, which runs
 # each round once with the tree's nf_cuckoo.ko and once with KO (another
@@ -43,6 +48,7 @@ SIZES=100000
 FAMILIES="4 6"
 REPS=10
 PACKETS=524288
+SPLITS=1
 TRAFFIC=65536
 AB_KO=
 AB_NAME=
@@ -53,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--families) FAMILIES=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--packets) PACKETS=$2; shift 2 ;;
+	--splits) SPLITS=$2; shift 2 ;;
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--ab) AB_KO=$2; shift 2 ;;
 	--ab-name) AB_NAME=$2; shift 2 ;;
@@ -152,18 +159,20 @@ setup() {
 	esac
 }
 
-# run C FAMILY N MATCH REP [LABEL]: one run in C's namespace, one JSON
-# line naming the contender LABEL (default C).
+# run C FAMILY N MATCH REP [LABEL [SPLIT]]: one run of PACKETS / SPLITS
+# packets in C's namespace, one JSON line naming the contender LABEL
+# (default C) and the split (default 1).
 run() {
-	local c=$1 f=$2 n=$3 m=$4 r=$5 label=${6:-$1} out
+	local c=$1 f=$2 n=$3 m=$4 r=$5 label=${6:-$1} split=${7:-1} out
+	local p=$((PACKETS / SPLITS))
 
-	if ! out=$(ns "$c" sh -c "echo $f $n $m $PACKETS >$RUNF && cat $RUNF" 2>&1); then
+	if ! out=$(ns "$c" sh -c "echo $f $n $m $p >$RUNF && cat $RUNF" 2>&1); then
 		echo "# run $c $f $n $m failed: $out"
 		echo "HB-JSON {\"type\":\"error\",\"contender\":\"$label\",\"family\":$f,\"flows\":$n,\"match\":$m}"
 		return
 	fi
 	# "k=v k=v ..." -> JSON numbers
-	echo "HB-JSON {\"type\":\"run\",\"contender\":\"$label\",\"rep\":$r,$(
+	echo "HB-JSON {\"type\":\"run\",\"contender\":\"$label\",\"rep\":$r,\"split\":$split,$(
 		echo "$out" | sed 's/\([a-z_]*\)=\([-0-9]*\)/"\1":\2/g; s/ /,/g')}"
 }
 
@@ -202,7 +211,7 @@ modprobe -q dummy 2>/dev/null
 insmod "$REPO/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
 insmod "$HERE/nfcf_hookbench.ko" "traffic=$TRAFFIC" ||
 	{ echo "in_vm.sh: cannot load nfcf_hookbench.ko" >&2; exit 1; }
-echo "HB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"sizes\":\"$SIZES\",\"families\":\"$FAMILIES\",\"reps\":$REPS,\"packets\":$PACKETS,\"traffic\":$TRAFFIC,\"nft\":\"$(nft -v)\",\"ipset\":\"$(ipset -v | head -n1)\",\"iptables\":\"$(iptables -V)\",\"ab\":\"$AB_NAME\"}"
+echo "HB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"sizes\":\"$SIZES\",\"families\":\"$FAMILIES\",\"reps\":$REPS,\"packets\":$PACKETS,\"splits\":$SPLITS,\"traffic\":$TRAFFIC,\"nft\":\"$(nft -v)\",\"ipset\":\"$(ipset -v | head -n1)\",\"iptables\":\"$(iptables -V)\",\"ab\":\"$AB_NAME\"}"
 
 for n in $SIZES; do
 	say "$n flows: generating"
@@ -238,8 +247,10 @@ for n in $SIZES; do
 	for ((r = 1; r <= REPS; r++)); do
 		for f in $FAMILIES; do
 			for m in 0 100; do
-				for c in "$@"; do
-					run "$c" "$f" "$n" "$m" "$r"
+				for ((s = 1; s <= SPLITS; s++)); do
+					for c in "$@"; do
+						run "$c" "$f" "$n" "$m" "$r" "$c" "$s"
+					done
 				done
 			done
 		done

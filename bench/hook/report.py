@@ -4,18 +4,20 @@
 
     report.py FILE.jsonl [--metric min|med|total] [--tap]
 
-A run's time per packet is that of its fastest chunk (chunk_ps_min, see
-nfcf_hookbench.c: 128 chunks of 4096 packets a run by default), which a
-chunk during which the host took the virtual CPU away does not move; the runs' whole time over all packets
-(ns / packets) is shown too, as "total".  For each family, flow count,
+A round's time per packet is that of its fastest chunk (chunk_ps_min, see
+nfcf_hookbench.c: 128 chunks of 4096 packets a round by default), which a
+chunk during which the host took the virtual CPU away does not move; a
+round of several runs (in_vm.sh's splits) takes the fastest chunk of
+them all.  The rounds' whole time over all packets (ns / packets) is
+shown too, as "total".  For each family, flow count,
 mix and contender: the median over the rounds of the time per packet,
 the median of the time over the no-hook baseline of the same round (ns),
 its min-max over the rounds, the spread max/min of the contender's own
 time per packet (baseline included: the method's stability), the spread
 of the time over the baseline (what the ratios rest on), the spread of
 the total, and the ratio of the median over baseline to nftables'.
---metric med takes each run's median chunk instead, --metric total its
-whole time.  Then the verdicts: drops per packet (0% mix: the false
+--metric med takes the median of the runs' median chunks instead,
+--metric total the whole time.  Then the verdicts: drops per packet (0% mix: the false
 positives; 100%: all) and any run whose verdicts are off.  Then issue 18's
 targets; for a run of run.sh --ab, nf_cuckoo's time over the baseline
 with the other build's, round by round.  --tap: then one TAP line per
@@ -35,6 +37,16 @@ NAMES = {"none": "no hook", "cuckoo-f12": "nf_cuckoo f=12",
          "cuckoo-st4": "nf_cuckoo f=12, 4 stages",
          "cuckoo-ab": "nf_cuckoo other", "nft": "nftables set",
          "ipset": "ipset + iptables"}
+
+
+def rounds(runs):
+    """(family, flows, match, contender), rep and the runs of that round
+    (one a split)."""
+    by = {}
+    for r in runs:
+        key = (r["family"], r["flows"], r["match"], r["contender"])
+        by.setdefault((key, r["rep"]), []).append(r)
+    return [(key, rep, rs) for (key, rep), rs in by.items()]
 
 
 def spread(xs):
@@ -68,12 +80,15 @@ def main():
     per = {}	# (fam, n, match, c) -> {rep: ns/packet}
     drops = {}
     tot = {}
+    for key, rep, rs in rounds(runs):
+        ns = sum(r["ns"] for r in rs) / sum(r["packets"] for r in rs)
+        per.setdefault(key, {})[rep] = (
+            ns if metric == "total" else
+            min(r["chunk_ps_min"] for r in rs) / 1000 if metric == "min"
+            else statistics.median(r["chunk_ps_med"] for r in rs) / 1000)
+        tot.setdefault(key, []).append(ns)
     for r in runs:
         key = (r["family"], r["flows"], r["match"], r["contender"])
-        per.setdefault(key, {})[r["rep"]] = (
-            r["ns"] / r["packets"] if metric == "total"
-            else r["chunk_ps_" + metric] / 1000)
-        tot.setdefault(key, []).append(r["ns"] / r["packets"])
         drops.setdefault(key, []).append((r["drop"], r["packets"], r["other"],
                                           r.get("err", 0)))
     hdr = ("family", "flows", "mix", "contender", "ns/pkt", "over base",

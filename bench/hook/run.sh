@@ -6,13 +6,14 @@
 # with nf_hook_slow() over prebuilt skbs (bench/hook/nfcf_hookbench.c).
 #
 #   bench/hook/run.sh [--quick] [--flows "N..."] [--families "4 6"]
-#                     [--reps R] [--packets P] [--traffic T] [--timeout S]
-#                     [--ab COMMIT] [--contenders "C..."]
+#                     [--reps R] [--packets P] [--splits S] [--traffic T]
+#                     [--timeout S] [--ab COMMIT] [--contenders "C..."]
 #
 # Full mode (`make bench-hook`, and after bench/nf's run in `make
 # bench-nf`): 100k and 1M flows, IPv4 and IPv6, 10 rounds of 524288
-# packets a run; build/bench/hook.jsonl.  --quick (`make check`, through
-# bench/nf/run.sh --quick): 100k flows, 3 rounds of 131072 packets;
+# packets a contender, in 2 splits (in_vm.sh says why); build/bench/hook.jsonl.
+# --quick (`make check`, through bench/nf/run.sh --quick): 100k flows,
+# 3 rounds of 131072 packets, one split;
 # build/bench/hook-quick.jsonl, and TAP lines "ok - bench-hook: ..."
 # saying that every contender ran with the right verdicts (not that
 # targets are met).  --ab COMMIT: nf_cuckoo alone, IPv4, against the
@@ -35,6 +36,7 @@ FLOWS="100000 1000000"
 FAMILIES="4 6"
 REPS=10
 PACKETS=524288
+SPLITS=2
 TRAFFIC=65536
 TIMEOUT=
 QUICK=0
@@ -43,11 +45,12 @@ CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) QUICK=1; FLOWS=100000; REPS=3; PACKETS=131072; shift ;;
+	--quick) QUICK=1; FLOWS=100000; REPS=3; PACKETS=131072; SPLITS=1; shift ;;
 	--flows) FLOWS=$2; shift 2 ;;
 	--families) FAMILIES=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--packets) PACKETS=$2; shift 2 ;;
+	--splits) SPLITS=$2; shift 2 ;;
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--ab) AB=$2; shift 2 ;;
@@ -86,13 +89,13 @@ if [ -n "$AB" ]; then
 	bench_build "module at $AB:make -s -C $abdir module KVER=$KVER" ||
 		fail "a build failed"
 	ab=(--ab "$abdir/nf_cuckoo.ko" --ab-name "$AB")
-	FAMILIES=4
+	FAMILIES=4 SPLITS=1
 fi
 
-echo "# bench-hook: $KVER, flows $FLOWS, families $FAMILIES, $REPS rounds of $PACKETS packets${AB:+, against the module of $AB}; timeout $TIMEOUT s"
+echo "# bench-hook: $KVER, flows $FLOWS, families $FAMILIES, $REPS rounds of $PACKETS packets in $SPLITS split(s)${AB:+, against the module of $AB}; timeout $TIMEOUT s"
 bench_vm "$JSONL" HB-JSON "$QUICK" "$KVER" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --families "$FAMILIES" --reps "$REPS" \
-	--packets "$PACKETS" --traffic "$TRAFFIC" "${ab[@]}" \
+	--packets "$PACKETS" --splits "$SPLITS" --traffic "$TRAFFIC" "${ab[@]}" \
 	${CONTENDERS:+--contenders "$CONTENDERS"}
 rc=$?
 [ "$rc" = 0 ] || echo "not ok - bench-hook: the VM run failed (status $rc)"
