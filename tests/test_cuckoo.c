@@ -1803,6 +1803,33 @@ out:
 	return;
 }
 
+/*
+ * cf_contains_any() against cf_contains() at every fingerprint width of
+ * b = 4 (semi-sorted in the semisort variant: its probes of one-word
+ * buckets go their own way for f <= 17), in a filter full to its victim.
+ */
+static void t_any_widths(void)
+{
+	u64 keys[700], s, next, i;
+	struct cuckoo_filter *cf;
+	unsigned int f;
+
+	for (f = CF_FP_BITS_MIN; f <= CF_FP_BITS_MAX; f++) {
+		s = stream_of(2600 + f);
+		next = 0;
+		cf = mkfilter(600, f, 4, 2600 + f);
+		REQUIRE(cf, "no filter");
+		fill_to_victim(cf, s, &next);
+		for (i = 0; i < 700; i++)
+			keys[i] = i % 2 ? test_key(s, i % next) :
+					  test_key(s, ABSENT_BASE + i);
+		any_check(cf, (u8 *)keys, 8, 700);
+		cf_free(cf);
+	}
+out:
+	return;
+}
+
 /* Keys of any length, at odd addresses, including the empty key. */
 static void t_key_lengths(void)
 {
@@ -2369,6 +2396,8 @@ static void t_widths(void)
 	X("contains_batch agrees with contains", t_batch)		\
 	X("contains_batch: every bucket read, victim taken",		\
 	  t_batch_geometries)						\
+	X("contains_any agrees with contains at every width",		\
+	  t_any_widths)							\
 	X("keys of any length", t_key_lengths)				\
 	X("seed halves both matter", t_seed)				\
 	X("batches of keys of every length", t_batch_key_lengths)
