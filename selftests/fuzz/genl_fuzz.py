@@ -2381,13 +2381,19 @@ class ModelWorker(Worker):
 
     def fill(self, name, cap, fams):
         """Add until the filter is full: ADD events, one LOAD_HIGH at 90%
-        of its capacity, and FULL for the batch refused."""
+        of its capacity, and FULL for the batch refused.  A filter that
+        grows may meet a ceiling instead (EDQUOT: churn lowers the
+        namespace's), as model_add() allows."""
         n = 0
+        grow = self.evst.get(name, {}).get("grow")
         while self.alive() and n < 4 * cap + 100:
             k = self.rng.choice([1, 7, 50, max(1, cap // 10)])
             r = self.batch("ADD_ENTRIES", name, self.flows(k, fams))
             if not r or r.outcome() == -errno.ENOSPC:
                 self.stats["model_fills"] += bool(r)
+                return
+            if grow and r.outcome() == -errno.EDQUOT:
+                self.stats["model_fills_EDQUOT"] += 1
                 return
             if not self.expect(r.outcome() == 0, "fill: ADD answered %s" %
                                errname(r.outcome())):
