@@ -47,14 +47,16 @@ start() {
 }
 
 # joined FILE [IN-NS...]: make probe events until FILE shows one (the
-# monitor has joined), at most 30 s.  The probes' own events are left
-# out of every check below.
+# monitor has joined), at most 30 s.  Probe i is named probe$i, so that
+# the first event a monitor sees, whichever probe's, says which number
+# it must carry (2i - 1 for its new, 2i for its del).  The probes' own
+# events are left out of every check below.
 joined() {
 	local file=$1 i
 	shift
 	for i in $(seq 1 60); do
-		"$@" "$CFCTL" create probe family ip key src capacity 1 >/dev/null 2>&1
-		"$@" "$CFCTL" destroy probe >/dev/null 2>&1
+		"$@" "$CFCTL" create "probe$i" family ip key src capacity 1 >/dev/null 2>&1
+		"$@" "$CFCTL" destroy "probe$i" >/dev/null 2>&1
 		grep -q probe "$file" && return 0
 		sleep 0.5
 	done
@@ -126,7 +128,8 @@ EOF
 python3 - "$TMP/j" >"$TMP/got" 2>"$TMP/check" <<'EOF'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-last = max(i for i, e in enumerate(lines) if e.get("name") == "probe")
+last = max(i for i, e in enumerate(lines)
+           if e.get("name", "").startswith("probe"))
 prev = None
 for e in lines:
     if "seq" not in e:
@@ -164,9 +167,19 @@ fi
 [ ! -s "$TMP/check" ] && ok "monitor -j: numbered 1, 2, 3... (no gap); new, set, restore describe the filter without stats" ||
 	not_ok "monitor -j: numbered 1, 2, 3... (no gap); new, set, restore describe the filter without stats" \
 		"$(cat "$TMP/check")"
-first=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["seq"])' "$TMP/j")
-[ "$first" = 1 ] && ok "the namespace's first event is number 1" ||
-	not_ok "the namespace's first event is number 1" "first seq: $first"
+# The JSON monitor joined first, in a namespace without events before:
+# its first event, of probe i, is number 2i - 1 (new) or 2i (del), even
+# if it joined after the first probes' events.
+first=$(python3 -c '
+import json, sys
+e = json.loads(open(sys.argv[1]).readline())
+i = int(e["name"][len("probe"):])
+want = 2 * i - (e["event"] == "new")
+print("ok" if e["seq"] == want else
+      "seq %d of %s %s, want %d" % (e["seq"], e["event"], e["name"], want))
+' "$TMP/j")
+[ "$first" = ok ] && ok "the namespace's first event is number 1" ||
+	not_ok "the namespace's first event is number 1" "first event: $first"
 
 # The text monitor saw the same.
 awk '/probe/ { n = NR } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' \
@@ -191,7 +204,7 @@ tcheck "del filter" "^del filter bl$"
 	not_ok "monitor: 19 lines besides the probes', one per event" "$(cat "$TMP/t")"
 
 # The other namespace's monitor: its own probes only.
-if [ -s "$TMP/o" ] && ! grep -v '"name":"probe"' "$TMP/o" >/dev/null; then
+if [ -s "$TMP/o" ] && ! grep -vE '"name":"probe[0-9]+"' "$TMP/o" >/dev/null; then
 	ok "a monitor in another namespace got none of these events"
 else
 	not_ok "a monitor in another namespace got none of these events" "$(cat "$TMP/o")"
@@ -242,7 +255,8 @@ PIDS=()
 res=$(python3 - "$TMP/s" <<'EOF'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-last = max(i for i, e in enumerate(lines) if e.get("name") == "probe")
+last = max(i for i, e in enumerate(lines)
+           if e.get("name", "").startswith("probe"))
 seen = lost = 0
 unknown = False
 for e in lines[last + 1:]:
