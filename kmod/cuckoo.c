@@ -1073,12 +1073,12 @@ static __always_inline bool cf_probe_many(const struct cuckoo_filter *cf,
 	}
 	victim = CF_READ(cf->victim);
 	for (k = 0; k < n; k++) {
-		u64 fps = (u64)h[k].fp * cf->lane_ones;
-
 		if (ss) {
 			in1 = cf_ss_word_has(w1[k], h[k].fp, f);
 			in2 = cf_ss_word_has(w2[k], h[k].fp, f);
 		} else {
+			u64 fps = (u64)h[k].fp * cf->lane_ones;
+
 			in1 = cf_word_has_fps(w1[k], fps, f, b);
 			in2 = cf_word_has_fps(w2[k], fps, f, b);
 		}

@@ -87,10 +87,8 @@ def main():
             min(r["chunk_ps_min"] for r in rs) / 1000 if metric == "min"
             else statistics.median(r["chunk_ps_med"] for r in rs) / 1000)
         tot.setdefault(key, []).append(ns)
-    for r in runs:
-        key = (r["family"], r["flows"], r["match"], r["contender"])
-        drops.setdefault(key, []).append((r["drop"], r["packets"], r["other"],
-                                          r.get("err", 0)))
+        drops.setdefault(key, []).extend(
+            (r["drop"], r["packets"], r["other"], r.get("err", 0)) for r in rs)
     hdr = ("family", "flows", "mix", "contender", "ns/pkt", "over base",
            "min-max", "spread", "sp. over", "sp. total", "x nft")
     fmt = "%-6s %8s %4s %-17s %7s %9s %11s %6s %8s %9s %6s"

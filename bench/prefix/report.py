@@ -135,7 +135,7 @@ def main():
                                                   case["lengths"]))
         hn = perf.get((k, "ipset"))
         nft = perf.get((k, "nft"))
-        for c in ("cuckoo-f12", "cuckoo-f16", "cuckoo-ss12"):
+        for c in (c for c in ORDER if c.startswith("cuckoo-")):
             me = perf.get((k, c))
             if not me:
                 continue
