@@ -32,11 +32,18 @@ static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
 
 /*
  * 6.7 (and stable backports, Debian's 6.1.0-56 among them): a multicast
- * group can require CAP_NET_ADMIN of the sockets that join it.  Before,
- * any socket of the namespace may join the events group.
+ * group can require CAP_NET_ADMIN of the sockets that join it.  Events
+ * tell filters' names and sizes, which are the namespace admin's: where
+ * the kernel cannot restrict the group, the module has none (and says so
+ * when it loads) rather than one any socket may join.  A probe of the
+ * headers, not of the version: distributions backport it.
  */
-#ifndef GENL_MCAST_CAP_NET_ADMIN
-#define GENL_MCAST_CAP_NET_ADMIN	0
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define NFCF_HAVE_EVENTS		1
+#define NFCF_MCGRP_EVENTS_FLAGS		GENL_MCAST_CAP_NET_ADMIN
+#else
+#define NFCF_HAVE_EVENTS		0
+#define NFCF_MCGRP_EVENTS_FLAGS		0
 #endif
 
 #endif /* _NF_CUCKOO_COMPAT_H */

@@ -26,7 +26,7 @@ const struct genl_multicast_group nfcf_mcgrps[NFCF_MCGRP_COUNT] = {
 	[NFCF_MCGRP_EVENTS] = {
 		.name = NF_CUCKOO_MCGRP_EVENTS,
 		/* The filters' names and sizes are the namespace admin's. */
-		.flags = GENL_MCAST_CAP_NET_ADMIN,
+		.flags = NFCF_MCGRP_EVENTS_FLAGS,
 	},
 };
 
@@ -57,7 +57,8 @@ static struct sk_buff *nfcf_event_start(struct net *net, u8 event,
 {
 	struct sk_buff *skb;
 
-	if (!genl_has_listeners(&nfcf_genl_family, net, NFCF_MCGRP_EVENTS))
+	if (!NFCF_HAVE_EVENTS ||
+	    !genl_has_listeners(&nfcf_genl_family, net, NFCF_MCGRP_EVENTS))
 		return NULL;
 	skb = genlmsg_new(size, GFP_KERNEL);
 	if (!skb)

@@ -16,6 +16,7 @@
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "filter.h"
 
 /* The family's multicast groups (struct genl_family .mcgrps). */
@@ -26,6 +27,8 @@ enum nfcf_mcgrp {
 };
 
 extern const struct genl_multicast_group nfcf_mcgrps[NFCF_MCGRP_COUNT];
+/* How many of them the family has: none where events cannot be private. */
+#define NFCF_N_MCGRPS	(NFCF_HAVE_EVENTS ? NFCF_MCGRP_COUNT : 0)
 
 void nfcf_event_filter(struct net *net, struct nfcf_filter *f, u8 event);
 void nfcf_event_batch(struct net *net, struct nfcf_filter *f, u8 cmd,

@@ -12,6 +12,7 @@
 #include <linux/init.h>
 #include <net/genetlink.h>
 
+#include "compat.h"
 #include "cuckoo.h"
 #include "netns.h"
 #include "netlink.h"
@@ -140,6 +141,8 @@ static int __init nf_cuckoo_init(void)
 		goto err_genl;
 
 	pr_info("version " NF_CUCKOO_VERSION " loaded\n");
+	if (!NFCF_HAVE_EVENTS)
+		pr_notice("no events: this kernel cannot keep a multicast group to CAP_NET_ADMIN (GENL_MCAST_CAP_NET_ADMIN)\n");
 	return 0;
 
 err_genl:

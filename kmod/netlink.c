@@ -1542,7 +1542,7 @@ struct genl_family nfcf_genl_family __ro_after_init = {
 	.ops = nfcf_genl_ops,
 	.n_ops = ARRAY_SIZE(nfcf_genl_ops),
 	.mcgrps = nfcf_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(nfcf_mcgrps),
+	.n_mcgrps = NFCF_N_MCGRPS,
 	/* 0: every command is new, so all are validated strictly. */
 	.resv_start_op = 0,
 };

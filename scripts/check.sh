@@ -61,6 +61,36 @@ build_refuses_rt() {
 	fi
 }
 
+# A kernel whose genetlink cannot keep a multicast group to CAP_NET_ADMIN
+# gets a module without the events group (kmod/compat.h), never one that
+# any socket of the namespace may join.  The sources, built in a copy
+# whose probe asks for a name no kernel defines, must build without a
+# warning and say so when loaded (the notice is compiled in only then).
+build_without_mcast_cap() {
+	local tmp out rc kdir
+
+	kdir=/lib/modules/$(scripts/kver.sh -q)/build
+	tmp=$(mktemp -d) || return 1
+	cp -r Kbuild kmod uapi "$tmp"
+	sed -i 's/^#ifdef GENL_MCAST_CAP_NET_ADMIN$/#ifdef NFCF_NO_SUCH_FLAG/' \
+		"$tmp/kmod/compat.h"
+	out=$(make -s -C "$kdir" M="$tmp" modules 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -q 'warning' <<<"$out" &&
+		strings "$tmp/nf_cuckoo.ko" | grep -q 'no events: this kernel cannot keep'; then
+		echo "ok - module builds without the events group where the kernel cannot restrict it, and says so"
+	else
+		echo "not ok - module builds without the events group where the kernel cannot restrict it, and says so (status $rc)"
+		printf '%s\n' "$out" | grep -E 'error|warning' | head -n 5 | sed 's/^/# /'
+	fi
+	rm -rf "$tmp"
+	if strings nf_cuckoo.ko 2>/dev/null | grep -q 'no events: this kernel cannot keep'; then
+		echo "not ok - the module built for $(scripts/kver.sh -q) has its events group"
+	else
+		echo "ok - the module built for $(scripts/kver.sh -q) has its events group"
+	fi
+}
+
 # The benchmark is not a test; running it in quick mode shows it works.
 bench_quick() {
 	make -s -C bench quick && echo "ok - bench-core runs in quick mode"
@@ -78,6 +108,8 @@ no_612() {
 k61=$(scripts/kver.sh --debian)
 k612=$(scripts/kver.sh --newest 6.12) || k612=
 stage module-rt build_refuses_rt
+make -s module >/dev/null 2>&1
+stage module-no-mcast-cap build_without_mcast_cap
 stage lint scripts/lint.sh
 stage cfctl make -s -C tools/cfctl check
 [ -n "$k612" ] || stage module-6.12 no_612
