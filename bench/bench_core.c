@@ -1282,7 +1282,7 @@ static int stages_fill(struct cf_stages *s, u64 cap, const u8 *keys, size_t n)
 	size_t i;
 	u32 at;
 
-	cf_stages_init(s, cf, &g);
+	cf_stages_init(s, cf, &g, NULL);
 	for (i = 0; i < n; i++)
 		if (cf_stages_add(s, keys + i * 8, 8, false, stage_alloc, NULL,
 				  &at))

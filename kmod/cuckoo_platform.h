@@ -64,6 +64,20 @@
 /* ... what the writer published with release, the stage made before. */
 #define CF_STORE_RELEASE(x, v)	smp_store_release(&(x), v)
 
+/*
+ * The stages' pointers (cuckoo_stages.h) are RCU pointers: readers follow
+ * them under rcu_read_lock() or the writer's lock, which lockdep and
+ * sparse check; a flush frees the stages it drops after a grace period.
+ */
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#define cf_writer_lock		struct mutex
+#define cf_writer_held(l)		lockdep_is_held(l)
+#define cf_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
+#define cf_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
+#define cf_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
+#define CF_RCU_INIT_POINTER(p, v)	RCU_INIT_POINTER(p, v)
+
 #ifdef __LITTLE_ENDIAN
 #define CF_BYTE_BUCKETS		1
 /* A racy read by design (see above): tell KCSAN so. */
@@ -171,6 +185,21 @@ typedef uint64_t u64;
 #define CF_WRITE(x, v)		__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define CF_LOAD_ACQUIRE(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define CF_STORE_RELEASE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+/*
+ * RCU pointers (see the kernel's side): in userspace the caller keeps
+ * readers out of a freed stage, and a pointer is published with release
+ * and followed with acquire, which ThreadSanitizer checks.
+ */
+#ifndef __rcu
+#define __rcu
+#endif
+#define cf_writer_lock		void
+#define cf_writer_held(l)		((void)(l), 1)
+#define cf_rcu_dereference_check(p, c)	__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define cf_rcu_dereference_protected(p, c) CF_READ(p)
+#define cf_rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define CF_RCU_INIT_POINTER(p, v)	CF_WRITE(p, v)
 #define cf_prefetch(p)		__builtin_prefetch(p)
 /* Pair the writer's sequence-counter section with its readers. */
 #define cf_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)

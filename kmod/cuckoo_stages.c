@@ -15,12 +15,15 @@ const char *cf_grow_error(const struct cf_grow *g)
 	return NULL;
 }
 
-/* @first becomes stage 0; @s owns it from now on. */
+/*
+ * @first becomes stage 0; @s owns it from now on.  @lock is the one the
+ * caller serialises writers with (NULL in userspace).
+ */
 void cf_stages_init(struct cf_stages *s, struct cuckoo_filter *first,
-		    const struct cf_grow *g)
+		    const struct cf_grow *g, cf_writer_lock *lock)
 {
-	*s = (struct cf_stages){ .n = 1, .g = *g };
-	s->stage[0] = first;
+	*s = (struct cf_stages){ .n = 1, .g = *g, .lock = lock };
+	CF_RCU_INIT_POINTER(s->stage[0], first);
 }
 
 /*
@@ -34,7 +37,7 @@ u64 cf_stages_scratch_bytes(const struct cf_stages *s)
 	u32 i;
 
 	for (i = 0; i < s->n; i++) {
-		cf_get_params(s->stage[i], &p);
+		cf_get_params(cf_stages_at(s, i), &p);
 		if (p.lent_scratch && cf_scratch_bytes(p.max_kicks) > bytes)
 			bytes = cf_scratch_bytes(p.max_kicks);
 	}
@@ -48,16 +51,17 @@ void cf_stages_lend_scratch(struct cf_stages *s, void *scratch)
 
 	s->scratch = scratch;
 	for (i = 0; i < s->n; i++)
-		cf_lend_scratch(s->stage[i], scratch);
+		cf_lend_scratch(cf_stages_at(s, i), scratch);
 }
 
+/* Once no reader can see the filter. */
 void cf_stages_free(struct cf_stages *s)
 {
 	u32 i;
 
 	for (i = 0; i < CF_STAGES_MAX; i++) {
-		cf_free(s->stage[i]);
-		s->stage[i] = NULL;
+		cf_free(cf_rcu_dereference_protected(s->stage[i], 1));
+		CF_RCU_INIT_POINTER(s->stage[i], NULL);
 	}
 	s->n = 0;
 }
@@ -70,20 +74,24 @@ u32 cf_stages_count_stages(const struct cf_stages *s)
 /*
  * Several stages: the key hashed once, the buckets of every stage asked
  * for before any is compared, then each stage looked up, no branch on a
- * stage's answer.
+ * stage's answer.  A stage a flush took since @n was read is skipped.
  */
 static cf_noinline bool cf_stages_lookup(const struct cf_stages *s, u32 n,
 					 const void *key, u32 len)
 {
+	const struct cuckoo_filter *cf[CF_STAGES_MAX];
 	struct cf_key_hash kh;
 	bool hit = false;
-	u32 i;
+	u32 i, m = 0;
 
-	cf_key_hash(s->stage[0], key, len, &kh);
-	for (i = 0; i < n; i++)
-		cf_prefetch_hash(s->stage[i], &kh);
-	for (i = 0; i < n; i++)
-		hit |= cf_contains_hash(s->stage[i], &kh);
+	cf_key_hash(cf_stages_first(s), key, len, &kh);
+	for (i = 0; i < n; i++) {
+		cf[m] = cf_stages_get(s, i);
+		if (likely(cf[m]))
+			cf_prefetch_hash(cf[m++], &kh);
+	}
+	for (i = 0; i < m; i++)
+		hit |= cf_contains_hash(cf[i], &kh);
 	return hit;
 }
 
@@ -100,7 +108,7 @@ bool cf_stages_contains(const struct cf_stages *s, const void *key, u32 len)
 	u32 n = CF_LOAD_ACQUIRE(s->n);
 
 	if (likely(n == 1))
-		return cf_contains(s->stage[0], key, len);
+		return cf_contains(cf_stages_get(s, 0), key, len);
 	return cf_stages_lookup(s, n, key, len);
 }
 
@@ -109,10 +117,14 @@ bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
 			    u32 len, u32 n)
 {
 	u32 i, stages = CF_LOAD_ACQUIRE(s->n);
+	const struct cuckoo_filter *cf;
 	bool hit = false;
 
-	for (i = 0; i < stages; i++)
-		hit |= cf_contains_any(s->stage[i], keys, len, n);
+	for (i = 0; i < stages; i++) {
+		cf = cf_stages_get(s, i);
+		if (likely(cf))
+			hit |= cf_contains_any(cf, keys, len, n);
+	}
 	return hit;
 }
 
@@ -125,21 +137,26 @@ u32 cf_stages_contains_batch(const struct cf_stages *s, const void *keys,
 			     u32 key_len, u32 n, u8 *hits)
 {
 	u32 i, j, k, m, count = 0, stages = CF_LOAD_ACQUIRE(s->n);
+	const struct cuckoo_filter *cf;
 	struct cf_key_hash kh[64];
 	u8 any[64], one[64];
 
 	if (stages == 1)
-		return cf_contains_batch(s->stage[0], keys, key_len, n, hits);
+		return cf_contains_batch(cf_stages_get(s, 0), keys, key_len, n,
+					 hits);
 	for (j = 0; j < n; j += m) {
 		const u8 *at = (const u8 *)keys + (u64)j * key_len;
 
 		m = n - j < 64 ? n - j : 64;
 		for (k = 0; k < m; k++)
-			cf_key_hash(s->stage[0], at + (u64)k * key_len, key_len,
-				    &kh[k]);
+			cf_key_hash(cf_stages_first(s), at + (u64)k * key_len,
+				    key_len, &kh[k]);
 		memset(any, 0, m);
 		for (i = 0; i < stages; i++) {
-			cf_contains_batch_hash(s->stage[i], kh, m, one);
+			cf = cf_stages_get(s, i);
+			if (!cf)
+				continue;
+			cf_contains_batch_hash(cf, kh, m, one);
 			for (k = 0; k < m; k++)
 				any[k] |= one[k];
 		}
@@ -159,7 +176,7 @@ static bool cf_stages_has(const struct cf_stages *s,
 	u32 i;
 
 	for (i = 0; i < s->n; i++)
-		if (cf_has_hash(s->stage[i], kh))
+		if (cf_has_hash(cf_stages_at(s, i), kh))
 			return true;
 	return false;
 }
@@ -167,7 +184,7 @@ static bool cf_stages_has(const struct cf_stages *s,
 /* Is the newest stage at the capacity it was made for, and may it grow? */
 static bool cf_stages_at_capacity(const struct cf_stages *s)
 {
-	const struct cuckoo_filter *newest = s->stage[s->n - 1];
+	const struct cuckoo_filter *newest = cf_stages_at(s, s->n - 1);
 	struct cf_params p;
 
 	if (!s->g.grow || s->n >= s->g.max_stages)
@@ -185,14 +202,14 @@ static bool cf_stages_at_capacity(const struct cf_stages *s)
 static bool cf_stages_may_grow(const struct cf_stages *s)
 {
 	return s->g.grow && s->n < s->g.max_stages &&
-	       cf_load_ppm(s->stage[s->n - 1]) >= CF_GROW_MIN_LOAD_PPM;
+	       cf_load_ppm(cf_stages_at(s, s->n - 1)) >= CF_GROW_MIN_LOAD_PPM;
 }
 
 /* Publish a new, empty stage of the same seed; the readers see it whole. */
 static void cf_stages_push(struct cf_stages *s, struct cuckoo_filter *cf)
 {
 	cf_lend_scratch(cf, s->scratch);
-	s->stage[s->n] = cf;
+	cf_rcu_assign_pointer(s->stage[s->n], cf);
 	CF_STORE_RELEASE(s->n, s->n + 1);
 }
 
@@ -238,20 +255,20 @@ int cf_stages_add(struct cf_stages *s, const void *key, u32 len, bool unique,
 	struct cf_key_hash kh;
 	int err, gerr = 0;
 
-	cf_key_hash(s->stage[0], key, len, &kh);
+	cf_key_hash(cf_stages_first(s), key, len, &kh);
 	if (unique && cf_stages_has(s, &kh))
 		return -EEXIST;
 	if (alloc && cf_stages_at_capacity(s))
 		gerr = cf_stages_grow(s, alloc, ctx);
 	*stage = s->n - 1;
-	err = cf_add_hash(s->stage[*stage], &kh);
+	err = cf_add_hash(cf_stages_at(s, *stage), &kh);
 	if (err != -ENOSPC || !alloc)
 		return err;
 	if (!gerr && cf_stages_may_grow(s)) {
 		gerr = cf_stages_grow(s, alloc, ctx);
 		if (!gerr) {
 			*stage = s->n - 1;
-			return cf_add_hash(s->stage[*stage], &kh);
+			return cf_add_hash(cf_stages_at(s, *stage), &kh);
 		}
 	}
 	return gerr && gerr != -ENOSPC ? gerr : err;
@@ -269,7 +286,7 @@ int cf_stages_next_params(const struct cf_stages *s, struct cf_params *p)
 {
 	if (s->n >= s->g.max_stages || s->n >= CF_STAGES_MAX)
 		return -ENOSPC;
-	cf_get_params(s->stage[s->n - 1], p);
+	cf_get_params(cf_stages_at(s, s->n - 1), p);
 	p->capacity *= s->g.factor;
 	if (p->fp_bits < CF_FP_BITS_MAX)
 		p->fp_bits++;
@@ -300,11 +317,11 @@ int cf_stages_delete(struct cf_stages *s, const void *key, u32 len,
 
 	if (s->n == 1) {
 		*stage = 0;
-		return cf_delete(s->stage[0], key, len);
+		return cf_delete(cf_stages_at(s, 0), key, len);
 	}
-	cf_key_hash(s->stage[0], key, len, &kh);
+	cf_key_hash(cf_stages_first(s), key, len, &kh);
 	for (i = 0; i < s->n; i++) {
-		if (!cf_has_hash(s->stage[i], &kh))
+		if (!cf_has_hash(cf_stages_at(s, i), &kh))
 			continue;
 		if (found++)
 			return -ENOTUNIQ;
@@ -312,7 +329,7 @@ int cf_stages_delete(struct cf_stages *s, const void *key, u32 len,
 	}
 	if (!found)
 		return -ENOENT;
-	return cf_delete_hash(s->stage[*stage], &kh);
+	return cf_delete_hash(cf_stages_at(s, *stage), &kh);
 }
 
 /* Undo: add back to the stage a delete took it from. */
@@ -320,7 +337,7 @@ int cf_stages_add_at(struct cf_stages *s, u32 stage, const void *key, u32 len)
 {
 	if (stage >= s->n)
 		return -EINVAL;
-	return cf_readd(s->stage[stage], key, len);
+	return cf_readd(cf_stages_at(s, stage), key, len);
 }
 
 /* Undo: delete from the stage an add put it in. */
@@ -329,37 +346,33 @@ int cf_stages_delete_at(struct cf_stages *s, u32 stage, const void *key,
 {
 	if (stage >= s->n)
 		return -EINVAL;
-	return cf_delete(s->stage[stage], key, len);
+	return cf_delete(cf_stages_at(s, stage), key, len);
 }
 
 /**
  * cf_stages_flush - empty the filter back to its first stage
- * @s:	the filter
+ * @s:		the filter
+ * @gone:	the other stages, handed to the caller
  *
  * Readers stop seeing the other stages at once; those that already
- * counted them may still look into them: once none can (an RCU grace
- * period in the module), free them with cf_stages_reap(), before the
- * filter grows again.  cf_clear() may sleep: see cuckoo.h.
- * Return: how many stages readers no longer see.
+ * counted them may still look into them (or find their places empty):
+ * free @gone with cf_free() once none can (after an RCU grace period in
+ * the module).  The filter may grow again meanwhile.  cf_clear() may
+ * sleep: see cuckoo.h.
+ * Return: how many stages are in @gone.
  */
-u32 cf_stages_flush(struct cf_stages *s)
+u32 cf_stages_flush(struct cf_stages *s,
+		    struct cuckoo_filter *gone[CF_STAGES_MAX - 1])
 {
-	u32 n = s->n;
+	u32 i, n = s->n;
 
 	CF_STORE_RELEASE(s->n, 1);
-	cf_clear(s->stage[0]);
-	return n - 1;
-}
-
-/* Free the stages past the ones readers see (after cf_stages_flush()). */
-void cf_stages_reap(struct cf_stages *s)
-{
-	u32 i;
-
-	for (i = s->n; i < CF_STAGES_MAX; i++) {
-		cf_free(s->stage[i]);
-		s->stage[i] = NULL;
+	for (i = 1; i < n; i++) {
+		gone[i - 1] = cf_stages_at(s, i);
+		CF_RCU_INIT_POINTER(s->stage[i], NULL);
 	}
+	cf_clear(cf_stages_at(s, 0));
+	return n - 1;
 }
 
 /*
@@ -369,11 +382,15 @@ void cf_stages_reap(struct cf_stages *s)
 void cf_stages_stats(const struct cf_stages *s, struct cf_stats *st)
 {
 	u32 i, n = CF_LOAD_ACQUIRE(s->n);
+	const struct cuckoo_filter *cf;
 	struct cf_stats one;
 
-	cf_get_stats(s->stage[0], st);
+	cf_get_stats(cf_stages_get(s, 0), st);
 	for (i = 1; i < n; i++) {
-		cf_get_stats(s->stage[i], &one);
+		cf = cf_stages_get(s, i);
+		if (!cf)
+			continue;
+		cf_get_stats(cf, &one);
 		st->count += one.count;
 		st->slots += one.slots;
 		st->nbuckets += one.nbuckets;
@@ -397,11 +414,15 @@ u32 cf_fpr_bound_ppb(unsigned int fp_bits, unsigned int bucket_size)
 u32 cf_stages_fpr_ppb(const struct cf_stages *s)
 {
 	u32 i, n = CF_LOAD_ACQUIRE(s->n);
+	const struct cuckoo_filter *cf;
 	struct cf_params p;
 	u64 sum = 0;
 
 	for (i = 0; i < n; i++) {
-		cf_get_params(s->stage[i], &p);
+		cf = cf_stages_get(s, i);
+		if (!cf)
+			continue;
+		cf_get_params(cf, &p);
 		sum += cf_fpr_bound_ppb(p.fp_bits, p.bucket_size);
 	}
 	return sum < CF_PPB ? (u32)sum : CF_PPB;
@@ -420,7 +441,7 @@ u64 cf_stages_table_bytes(const struct cf_stages *s)
 	u32 i;
 
 	for (i = 0; i < s->n; i++) {
-		cf_get_stats(s->stage[i], &st);
+		cf_get_stats(cf_stages_at(s, i), &st);
 		sum += st.table_bytes;
 	}
 	return sum;
@@ -439,16 +460,16 @@ static int cf_stages_chunks(struct cf_stages *s, u64 off, u8 *buf, u64 len,
 	int err;
 
 	for (i = 0; i < s->n && len; i++, start += st.table_bytes) {
-		cf_get_stats(s->stage[i], &st);
+		cf_get_stats(cf_stages_at(s, i), &st);
 		if (off >= start + st.table_bytes)
 			continue;
 		part = start + st.table_bytes - off;
 		if (part > len)
 			part = len;
-		err = import ? cf_import_table(s->stage[i], off - start, buf,
-					       part) :
-			       cf_export_table(s->stage[i], off - start, buf,
-					       part);
+		err = import ? cf_import_table(cf_stages_at(s, i), off - start,
+					       buf, part) :
+			       cf_export_table(cf_stages_at(s, i), off - start,
+					       buf, part);
 		if (err)
 			return err;
 		off += part;
@@ -477,7 +498,7 @@ int cf_stages_import_finish(struct cf_stages *s)
 	int err;
 
 	for (i = 0; i < s->n; i++) {
-		err = cf_import_finish(s->stage[i]);
+		err = cf_import_finish(cf_stages_at(s, i));
 		if (err)
 			return err;
 	}
@@ -501,7 +522,7 @@ int cf_stages_add_image(struct cf_stages *s, const struct cf_image *img)
 
 	if (s->n >= s->g.max_stages || s->n >= CF_STAGES_MAX)
 		return -ENOSPC;
-	cf_get_params(s->stage[0], &first);
+	cf_get_params(cf_stages_first(s), &first);
 	err = cf_image_params(img, &p);
 	if (err)
 		return err;

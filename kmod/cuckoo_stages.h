@@ -19,14 +19,18 @@
  * cf_stages_delete().
  *
  * This layer makes no allocation and takes no lock: the caller serialises
- * writers, makes each new stage when cf_stages_add() asks for one
- * (cf_create(), charged to whatever ceiling it keeps), and frees the stages
- * cf_stages_flush() hides (cf_stages_reap()) once no reader can see them
- * (RCU in the module).
- * Readers need no lock: a stage is published (its pointer, then the count
- * with a release store) only once it is ready, and a reader reads the
- * count with an acquire load, so it never sees a stage half made and
- * never misses an entry present before the stage was added.
+ * writers with the lock it names in cf_stages_init(), makes each new stage
+ * when cf_stages_add() asks for one (cf_create(), charged to whatever
+ * ceiling it keeps), and frees the stages cf_stages_flush() hands back
+ * once no reader can see them (after an RCU grace period in the module).
+ * Readers need no lock but rcu_read_lock(): a stage is published (its
+ * pointer with rcu_assign_pointer(), then the count with a release store)
+ * only once it is ready, and a reader reads the count with an acquire
+ * load, so it never sees a stage half made and never misses an entry
+ * present before the stage was added.  A reader that read the count
+ * before a flush may find a stage's pointer NULL (or a new stage there):
+ * it skips it.  The pointers are __rcu, so a reader outside RCU or the
+ * writer's lock is a sparse and lockdep error, not a review's.
  */
 #ifndef _NF_CUCKOO_STAGES_H
 #define _NF_CUCKOO_STAGES_H
@@ -56,22 +60,52 @@ struct cf_grow {
 
 /**
  * struct cf_stages - a filter of one or more stages
- * @stage:	the stages, oldest first; [0] always set
+ * @stage:	the stages, oldest first; [0] set at cf_stages_init() and
+ *		never replaced, the others published as the filter grows
+ *		and cleared by a flush (cf_stages_get(), cf_stages_at())
  * @n:		stages readers may use (CF_LOAD_ACQUIRE())
- * @g:		how it grows (the writer's)
+ * @g:		how it grows (the writer's; @g.grow is read by others with
+ *		READ_ONCE)
  * @scratch:	what the writer lends the stages for the kick search
  *		(stages of lent_scratch), or NULL between writes
+ * @lock:	the writer's lock, for lockdep (unused in userspace)
  */
 struct cf_stages {
-	struct cuckoo_filter *stage[CF_STAGES_MAX];
+	struct cuckoo_filter __rcu *stage[CF_STAGES_MAX];
 	u32 n;
 	struct cf_grow g;
 	void *scratch;
+	cf_writer_lock *lock;
 };
+
+/*
+ * Stage @i for a reader: under rcu_read_lock() or the writer's lock.
+ * NULL for an index below a count read before a flush.
+ */
+static inline const struct cuckoo_filter *
+cf_stages_get(const struct cf_stages *s, u32 i)
+{
+	return cf_rcu_dereference_check(s->stage[i], cf_writer_held(s->lock));
+}
+
+/* Stage @i < n for the writer, under its lock. */
+static inline struct cuckoo_filter *cf_stages_at(const struct cf_stages *s,
+						  u32 i)
+{
+	return cf_rcu_dereference_protected(s->stage[i],
+					    cf_writer_held(s->lock));
+}
+
+/* The first stage, which lives as long as the filter: any context. */
+static inline const struct cuckoo_filter *
+cf_stages_first(const struct cf_stages *s)
+{
+	return cf_rcu_dereference_protected(s->stage[0], 1);
+}
 
 const char *cf_grow_error(const struct cf_grow *g);
 void cf_stages_init(struct cf_stages *s, struct cuckoo_filter *first,
-		    const struct cf_grow *g);
+		    const struct cf_grow *g, cf_writer_lock *lock);
 void cf_stages_free(struct cf_stages *s);
 
 /* Readers: any number, lockless, as cf_contains(). */
@@ -102,8 +136,8 @@ int cf_stages_delete(struct cf_stages *s, const void *key, u32 len,
 int cf_stages_add_at(struct cf_stages *s, u32 stage, const void *key, u32 len);
 int cf_stages_delete_at(struct cf_stages *s, u32 stage, const void *key,
 			u32 len);
-u32 cf_stages_flush(struct cf_stages *s);
-void cf_stages_reap(struct cf_stages *s);
+u32 cf_stages_flush(struct cf_stages *s,
+		    struct cuckoo_filter *gone[CF_STAGES_MAX - 1]);
 
 /* Save and restore: the stages' tables back to back, oldest first. */
 u64 cf_stages_table_bytes(const struct cf_stages *s);

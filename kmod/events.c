@@ -86,11 +86,12 @@ static void nfcf_event_end(struct net *net, struct sk_buff *skb, void *hdr,
 }
 
 /*
- * An event of NAME; with EVENT_COUNT if @count, and with STAGE_INDEX and
- * that stage's STAGE nest if @stage >= 0.
+ * An event of NAME; with EVENT_COUNT if @count, and with STAGE_INDEX
+ * @stage and its STAGE nest @si if @si.
  */
 static void nfcf_event_named(struct net *net, struct nfcf_filter *f, u8 event,
-			     u32 count, int stage)
+			     u32 count, u8 stage,
+			     const struct nfcf_stage_info *si)
 {
 	struct sk_buff *skb;
 	void *hdr = NULL;
@@ -100,9 +101,8 @@ static void nfcf_event_named(struct net *net, struct nfcf_filter *f, u8 event,
 	if (skb)
 		err = nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
 		      (count && nla_put_u32(skb, NF_CUCKOO_A_EVENT_COUNT, count)) ||
-		      (stage >= 0 &&
-		       (nla_put_u8(skb, NF_CUCKOO_A_STAGE_INDEX, stage) ||
-			nfcf_nl_put_stage(skb, f, stage)));
+		      (si && (nla_put_u8(skb, NF_CUCKOO_A_STAGE_INDEX, stage) ||
+			      nfcf_nl_put_stage(skb, si)));
 	nfcf_event_end(net, skb, hdr, err);
 }
 
@@ -123,7 +123,7 @@ void nfcf_event_filter(struct net *net, struct nfcf_filter *f, u8 event)
 
 	if (event != NF_CUCKOO_EVENT_NEW && event != NF_CUCKOO_EVENT_SET &&
 	    event != NF_CUCKOO_EVENT_RESTORE) {
-		nfcf_event_named(net, f, event, 0, -1);
+		nfcf_event_named(net, f, event, 0, 0, NULL);
 		return;
 	}
 	skb = nfcf_event_start(net, event, NLMSG_GOODSIZE, &hdr);
@@ -132,28 +132,6 @@ void nfcf_event_filter(struct net *net, struct nfcf_filter *f, u8 event)
 	nfcf_event_end(net, skb, hdr, err);
 }
 
-/**
- * nfcf_event_stage - a filter grew a stage
- * @net:	its namespace
- * @f:		the filter
- * @stage:	the new stage's index, from 0
- */
-void nfcf_event_stage(struct net *net, struct nfcf_filter *f, u8 stage)
-{
-	nfcf_event_named(net, f, NF_CUCKOO_EVENT_STAGE, 0, stage);
-}
-
-/**
- * nfcf_event_load_high - an add took a filter's newest stage to
- *	NF_CUCKOO_LOAD_HIGH_PPM of its capacity (nfcf_event_load_crossed())
- * @net:	its namespace
- * @f:		the filter
- * @stage:	that stage's index, from 0
- */
-void nfcf_event_load_high(struct net *net, struct nfcf_filter *f, u8 stage)
-{
-	nfcf_event_named(net, f, NF_CUCKOO_EVENT_LOAD_HIGH, 0, stage);
-}
 
 /**
  * nfcf_event_load_crossed - did a stage go from below NF_CUCKOO_LOAD_HIGH_PPM
@@ -182,20 +160,26 @@ bool nfcf_event_load_crossed(u64 before, u64 after, u64 capacity)
  * STAGE for each stage an add grew the filter by (they stay even if the
  * batch was undone), ADD or DEL_ENTRIES with the entries that stayed
  * applied, if any; for an add, FULL if it failed for want of room, and
- * LOAD_HIGH if it took the newest stage past the mark.
+ * LOAD_HIGH if it took the newest stage past the mark.  The stages are
+ * described as the batch left them (res->info, taken under the filter's
+ * lock): a flush or another batch since then changes nothing here.
  */
 void nfcf_event_batch(struct net *net, struct nfcf_filter *f, u8 cmd,
 		      const struct nfcf_batch_result *res)
 {
 	bool add = cmd == NF_CUCKOO_CMD_ADD_ENTRIES;
-	u32 s;
+	u32 s, newest = res->stages_after - 1;
 
+	/* The batch never took the filter's lock: nothing changed. */
+	if (!res->stages_after)
+		return;
 	for (s = res->stages_before; add && s < res->stages_after; s++)
-		nfcf_event_stage(net, f, s);
+		nfcf_event_named(net, f, NF_CUCKOO_EVENT_STAGE, 0, s,
+				 &res->info[s - res->info_from]);
 	if (res->done)
 		nfcf_event_named(net, f, add ? NF_CUCKOO_EVENT_ADD :
 					       NF_CUCKOO_EVENT_DEL_ENTRIES,
-				 res->done, -1);
+				 res->done, 0, NULL);
 	if (!add)
 		return;
 	if (res->why == NF_CUCKOO_ENTRY_E_FULL ||
@@ -203,5 +187,6 @@ void nfcf_event_batch(struct net *net, struct nfcf_filter *f, u8 cmd,
 		nfcf_event_filter(net, f, NF_CUCKOO_EVENT_FULL);
 	if (nfcf_event_load_crossed(res->items_before, res->items_after,
 				    res->capacity))
-		nfcf_event_load_high(net, f, res->stages_after - 1);
+		nfcf_event_named(net, f, NF_CUCKOO_EVENT_LOAD_HIGH, 0, newest,
+				 &res->info[newest - res->info_from]);
 }

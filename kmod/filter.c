@@ -13,6 +13,13 @@
 /* Entries a batch handles between two chances to reschedule. */
 #define NFCF_RESCHED_EVERY	256
 
+/*
+ * Bytes of filters and stages that no one can reach any more but that
+ * wait for an RCU grace period to be freed: still charged to their
+ * ceilings until then (nfcf_filter_wait_frees()).
+ */
+static atomic64_t nfcf_freeing = ATOMIC64_INIT(0);
+
 static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 {
 	struct nfcf_conf *conf;
@@ -56,20 +63,33 @@ err_free:
 	return NULL;
 }
 
-/* Free at once: for a filter nobody else saw, and after a grace period. */
-static void nfcf_filter_free(struct nfcf_filter *f)
+/* What @f has charged to its ceilings, given back when it is freed. */
+static u64 nfcf_filter_charged(const struct nfcf_filter *f)
 {
+	return f->charged && f->ceiling ? f->charge : 0;
+}
+
+/*
+ * After a grace period: free the filter, then give its memory back to
+ * the ceilings, so that they never count less than is allocated (a save
+ * dump may hold a removed filter for as long as its socket stays open).
+ */
+static void nfcf_filter_free_rcu(struct rcu_head *head)
+{
+	struct nfcf_filter *f = container_of(head, struct nfcf_filter, rcu);
+	u64 bytes = nfcf_filter_charged(f);
+	struct nfcf_ceiling *ceiling = f->ceiling;
+
 	cf_stages_free(&f->st);
 	kfree(rcu_dereference_protected(f->px, true));
 	free_percpu(f->stats);
 	kfree(rcu_dereference_protected(f->conf, true));
 	mutex_destroy(&f->lock);
 	kfree(f);
-}
-
-static void nfcf_filter_free_rcu(struct rcu_head *head)
-{
-	nfcf_filter_free(container_of(head, struct nfcf_filter, rcu));
+	if (bytes) {
+		ceiling->uncharge(ceiling, bytes);
+		atomic64_sub(bytes, &nfcf_freeing);
+	}
 }
 
 /**
@@ -80,8 +100,26 @@ static void nfcf_filter_free_rcu(struct rcu_head *head)
  */
 void nfcf_filter_put(struct nfcf_filter *f)
 {
-	if (refcount_dec_and_test(&f->ref))
-		call_rcu(&f->rcu, nfcf_filter_free_rcu);
+	if (!refcount_dec_and_test(&f->ref))
+		return;
+	atomic64_add(nfcf_filter_charged(f), &nfcf_freeing);
+	call_rcu(&f->rcu, nfcf_filter_free_rcu);
+}
+
+/**
+ * nfcf_filter_wait_frees - wait for the filters and stages that wait for
+ *	a grace period to be freed, if there are any
+ *
+ * For a ceiling about to refuse a charge: what a DEL or a FLUSH just let
+ * go is still charged until it is freed.  May sleep.
+ * Return: true if it waited (a refused charge is worth trying again).
+ */
+bool nfcf_filter_wait_frees(void)
+{
+	if (!atomic64_read(&nfcf_freeing))
+		return false;
+	rcu_barrier();
+	return true;
 }
 
 /* What the ceilings count for a filter whose core takes @core_bytes. */
@@ -120,7 +158,7 @@ static int nfcf_filter_take_table(struct nfcf_filter *f,
 		cf_free(cf);
 		return -EINVAL;
 	}
-	cf_stages_init(&f->st, cf, &f->st.g);
+	cf_stages_init(&f->st, cf, &f->st.g, &f->lock);
 	return 0;
 }
 
@@ -157,16 +195,20 @@ int nfcf_filter_create_loading(struct nfcf_filter *f,
 	u32 i;
 
 	err = cf_create_from_image(&cf, &ls->img[0], NFCF_LENT_SCRATCH);
-	if (!err)
-		err = nfcf_filter_take_table(f, cf);
-	for (i = 1; !err && i < ls->n; i++)
-		err = cf_stages_add_image(&f->st, &ls->img[i]);
 	if (err)
 		return err;
-	f->loading = true;
-	f->load_total = cf_stages_table_bytes(&f->st);
-	f->load_portid = ls->portid;
-	return 0;
+	/* Nobody else sees @f yet; the lock is the stages' writer's rule. */
+	mutex_lock(&f->lock);
+	err = nfcf_filter_take_table(f, cf);
+	for (i = 1; !err && i < ls->n; i++)
+		err = cf_stages_add_image(&f->st, &ls->img[i]);
+	if (!err) {
+		f->loading = true;
+		f->load_total = cf_stages_table_bytes(&f->st);
+		f->load_portid = ls->portid;
+	}
+	mutex_unlock(&f->lock);
+	return err;
 }
 
 static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
@@ -192,16 +234,18 @@ static enum nf_cuckoo_entry_err nfcf_errno_to_why(int err)
 
 /*
  * A key of full addresses is looked up as a packet's, prefixes included;
- * a prefix entry's, alone.
+ * a prefix entry's, alone.  As a reader: under RCU, as a flush frees the
+ * stages it drops after a grace period.
  */
 static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *k)
 {
 	bool in;
 
-	if (k->src_plen || k->dst_plen)
-		return cf_stages_contains(&f->st, k, sizeof(*k));
 	rcu_read_lock();
-	in = nfcf_filter_lookup(f, k);
+	if (k->src_plen || k->dst_plen)
+		in = cf_stages_contains(&f->st, k, sizeof(*k));
+	else
+		in = nfcf_filter_lookup(f, k);
 	rcu_read_unlock();
 	return in;
 }
@@ -413,6 +457,8 @@ static int nfcf_filter_new_stage(void *ctx, const struct cf_params *p,
 	if (!f->ceiling)
 		return -EDQUOT;
 	err = f->ceiling->charge(f->ceiling, bytes, &f->ceiling_hit);
+	if (err == -EDQUOT && nfcf_filter_wait_frees())
+		err = f->ceiling->charge(f->ceiling, bytes, &f->ceiling_hit);
 	if (err)
 		return err;
 	err = cf_create(out, p);
@@ -474,12 +520,39 @@ static int nfcf_batch_one(struct nfcf_filter *f, const struct nf_cuckoo_flow_key
 	return err == -EEXIST ? 1 : err;
 }
 
-/* The newest stage after a batch, for its events; f->lock held. */
+/**
+ * nfcf_stage_info - what a stage's description says of it
+ * @cf:	the stage
+ * @si:	filled in
+ */
+void nfcf_stage_info(const struct cuckoo_filter *cf, struct nfcf_stage_info *si)
+{
+	struct cf_params p;
+	struct cf_stats st;
+
+	cf_get_params(cf, &p);
+	cf_get_stats(cf, &st);
+	*si = (struct nfcf_stage_info){
+		.capacity = p.capacity,
+		.items = st.count,
+		.bytes = st.bytes,
+		.load_ppm = st.load_ppm,
+		.fpr_ppb = cf_fpr_bound_ppb(p.fp_bits, p.bucket_size),
+		.fp_bits = p.fp_bits,
+		.victim = st.victim,
+	};
+}
+
+/*
+ * The newest stage after a batch, and the stages its events describe
+ * (those it made, and the newest), as they are now: f->lock held.
+ */
 static void nfcf_batch_newest(struct nfcf_filter *f,
 			      struct nfcf_batch_result *res)
 {
-	const struct cuckoo_filter *newest = f->st.stage[f->st.n - 1];
+	const struct cuckoo_filter *newest = cf_stages_at(&f->st, f->st.n - 1);
 	struct cf_params p;
+	u32 i;
 
 	res->stages_after = f->st.n;
 	if (res->stages_after != res->stages_before)
@@ -487,6 +560,10 @@ static void nfcf_batch_newest(struct nfcf_filter *f,
 	res->items_after = cf_count(newest);
 	cf_get_params(newest, &p);
 	res->capacity = p.capacity;
+	res->info_from = min(res->stages_before, res->stages_after - 1);
+	for (i = res->info_from; res->info && i < res->stages_after; i++)
+		nfcf_stage_info(cf_stages_at(&f->st, i),
+				&res->info[i - res->info_from]);
 }
 
 /**
@@ -529,7 +606,7 @@ int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	}
 	cf_stages_lend_scratch(&f->st, scratch);
 	res->stages_before = f->st.n;
-	res->items_before = cf_count(f->st.stage[f->st.n - 1]);
+	res->items_before = cf_count(cf_stages_at(&f->st, f->st.n - 1));
 	for (i = 0; i < n; i++) {
 		err = nfcf_batch_one(f, &keys[i], flags, del, &stage_of[i]);
 		if (err > 0) {
@@ -580,46 +657,90 @@ void nfcf_filter_test(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *ke
 	res->done = n;
 }
 
-/*
- * Free the stages a flush hid, once no reader can be in them, and give
- * their memory back to the ceilings; f->lock held.
+/**
+ * struct nfcf_stages_gone - the stages a flush dropped, freed after a
+ *	grace period (readers that counted them may still be in them)
+ * @rcu:	for that free
+ * @ceiling:	what they were charged to, or NULL
+ * @bytes:	how much, given back once they are freed
+ * @n:		how many
+ * @stage:	the stages
  */
-static void nfcf_filter_reap(struct nfcf_filter *f, u32 dropped)
+struct nfcf_stages_gone {
+	struct rcu_head rcu;
+	struct nfcf_ceiling *ceiling;
+	u64 bytes;
+	u32 n;
+	struct cuckoo_filter *stage[CF_STAGES_MAX - 1];
+};
+
+static void nfcf_stages_gone_free(struct nfcf_stages_gone *g)
 {
-	u64 bytes = 0;
 	u32 i;
 
-	if (!dropped)
+	for (i = 0; i < g->n; i++)
+		cf_free(g->stage[i]);
+	if (g->ceiling && g->bytes) {
+		g->ceiling->uncharge(g->ceiling, g->bytes);
+		atomic64_sub(g->bytes, &nfcf_freeing);
+	}
+	kfree(g);
+}
+
+static void nfcf_stages_gone_rcu(struct rcu_head *head)
+{
+	nfcf_stages_gone_free(container_of(head, struct nfcf_stages_gone,
+					   rcu));
+}
+
+/*
+ * Hand the stages a flush dropped to an RCU callback, which frees them and
+ * gives their memory back to the ceilings; f->lock held.  Nothing waits
+ * for the grace period unless @g could not be allocated.
+ */
+static void nfcf_filter_reap(struct nfcf_filter *f, struct nfcf_stages_gone *g)
+{
+	u32 i;
+
+	if (!g->n) {
+		kfree(g);
 		return;
-	synchronize_rcu();
-	for (i = 1; i <= dropped; i++)
-		bytes += cf_bytes(f->st.stage[i]);
-	cf_stages_reap(&f->st);
-	f->charge -= bytes;
-	if (f->ceiling)
-		f->ceiling->uncharge(f->ceiling, bytes);
+	}
+	g->ceiling = f->charged ? f->ceiling : NULL;
+	for (i = 0; i < g->n; i++)
+		g->bytes += cf_bytes(g->stage[i]);
+	f->charge -= g->bytes;
+	if (g->ceiling)
+		atomic64_add(g->bytes, &nfcf_freeing);
+	call_rcu(&g->rcu, nfcf_stages_gone_rcu);
 }
 
 /**
  * nfcf_filter_flush - remove every entry, and every stage but the first
  * @f:	the filter
  *
- * Return: 0 or -ENOENT (removed meanwhile).
+ * Return: 0, -ENOMEM or -ENOENT (removed meanwhile).
  */
 int nfcf_filter_flush(struct nfcf_filter *f)
 {
-	int err = nfcf_batch_lock(f);
-	u32 dropped;
+	struct nfcf_stages_gone *g;
+	int err;
 
-	if (err)
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	if (!g)
+		return -ENOMEM;
+	err = nfcf_batch_lock(f);
+	if (err) {
+		kfree(g);
 		return err;
-	dropped = cf_stages_flush(&f->st);
+	}
+	g->n = cf_stages_flush(&f->st, g->stage);
 	f->ncombo[0] = 0;
 	f->ncombo[1] = 0;
 	/* No memory to publish nothing: NULL. */
 	nfcf_px_publish(f);
 	nfcf_gen_bump(&f->gen);
-	nfcf_filter_reap(f, dropped);
+	nfcf_filter_reap(f, g);
 	mutex_unlock(&f->lock);
 	return 0;
 }
@@ -637,7 +758,8 @@ int nfcf_filter_set_grow(struct nfcf_filter *f, bool grow)
 
 	if (err)
 		return err;
-	f->st.g.grow = grow;
+	/* GET reads it without the lock. */
+	WRITE_ONCE(f->st.g.grow, grow);
 	nfcf_gen_bump(&f->gen);
 	mutex_unlock(&f->lock);
 	return 0;

@@ -9,7 +9,9 @@
  * drops the table's reference; the last put frees it after an RCU grace
  * period, so the packet path, which holds no reference but runs under
  * rcu_read_lock() and finds filters on its hooks' RCU lists, never
- * sees it freed.
+ * sees it freed.  Its memory stays charged to its ceilings until that
+ * free (and a flushed stage's until its own), however long a dump holds
+ * the last reference.
  *
  * Locking.  @lock serialises every writer of the cuckoo filter (add,
  * delete, flush, import), of @conf and of the state flags; readers of the
@@ -116,7 +118,7 @@ enum nfcf_ceiling_hit {
  *	namespaces
  * @charge:	take @bytes more, or -EDQUOT with the enum nfcf_ceiling_hit
  *		in *@which; does not sleep
- * @uncharge:	give @bytes back
+ * @uncharge:	give @bytes back; from an RCU callback too (softirq)
  */
 struct nfcf_ceiling {
 	int (*charge)(struct nfcf_ceiling *c, u64 bytes, u8 *which);
@@ -157,10 +159,11 @@ struct nfcf_hook_link {
  * @gen:	bumped (under @lock) whenever the table changes: a save dump
  *		that sees it change marks its messages NLM_F_DUMP_INTR
  * @charge:	bytes charged to the namespace's and the module's ceilings
- *		from nfcf_net_reserve() until it leaves the namespace's table;
- *		set by nfcf_filter_prepare(), before the table exists; grows
- *		with each stage, and shrinks with a flush (under @lock, and
- *		the namespace's lock when read for the uncharge at removal)
+ *		from nfcf_net_reserve() until the filter is freed; set by
+ *		nfcf_filter_prepare(), before the table exists; grows with
+ *		each stage, and shrinks with a flush, whose stages give theirs
+ *		back when they are freed (under @lock)
+ * @charged:	@charge was taken (nfcf_net_reserve()): the free gives it back
  * @ceiling:	where each new stage is charged, see struct nfcf_ceiling
  * @ceiling_hit: the ceiling that refused the last stage, enum
  *		nfcf_ceiling_hit (under @lock)
@@ -192,6 +195,7 @@ struct nfcf_filter {
 	struct rcu_head rcu;
 	unsigned int gen;
 	u64 charge;
+	bool charged;
 	struct nfcf_ceiling *ceiling;
 	u8 ceiling_hit;
 	u64 load_off;
@@ -223,6 +227,21 @@ struct nfcf_filter_cfg {
 };
 
 /**
+ * struct nfcf_stage_info - a stage as NF_CUCKOO_A_STAGE describes it
+ */
+struct nfcf_stage_info {
+	u64 capacity;
+	u64 items;
+	u64 bytes;
+	u32 load_ppm;
+	u32 fpr_ppb;
+	u8 fp_bits;
+	u8 victim;
+};
+
+void nfcf_stage_info(const struct cuckoo_filter *cf, struct nfcf_stage_info *si);
+
+/**
  * struct nfcf_batch_result - outcome of a batch
  * @done:	entries applied (or tested)
  * @skipped:	entries skipped because of the batch flags
@@ -237,6 +256,11 @@ struct nfcf_filter_cfg {
  * @stages_before: stages before the batch
  * @stages_after: and after it: an add may grow the filter, and the new
  *		stages stay when the batch is undone
+ * @info:	the caller's room for CF_STAGES_MAX descriptions, or NULL:
+ *		add, delete: stages @info_from..@stages_after - 1 (those the
+ *		batch made, and the newest) as the batch left them, taken
+ *		under the filter's lock for the events that tell of them
+ * @info_from:	the stage @info[0] describes
  */
 struct nfcf_batch_result {
 	u32 done;
@@ -250,6 +274,8 @@ struct nfcf_batch_result {
 	u64 capacity;
 	u32 stages_before;
 	u32 stages_after;
+	struct nfcf_stage_info *info;
+	u32 info_from;
 };
 
 /* Generation counters for dump consistency; 0 is never used. */
@@ -283,6 +309,7 @@ static inline void nfcf_filter_get(struct nfcf_filter *f)
 }
 
 void nfcf_filter_put(struct nfcf_filter *f);
+bool nfcf_filter_wait_frees(void);
 
 int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, u32 flags, bool del, unsigned long *applied,

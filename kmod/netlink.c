@@ -430,29 +430,30 @@ static int nfcf_put_prefixes(struct sk_buff *skb, struct nfcf_filter *f,
 	       -EMSGSIZE : 0;
 }
 
-/* One stage's NF_CUCKOO_A_STAGE nest. */
-static int nfcf_put_stage(struct sk_buff *skb, const struct cuckoo_filter *cf)
+/**
+ * nfcf_nl_put_stage - one stage's NF_CUCKOO_A_STAGE nest
+ * @skb:	the message
+ * @si:		the stage's description (nfcf_stage_info())
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int nfcf_nl_put_stage(struct sk_buff *skb, const struct nfcf_stage_info *si)
 {
 	struct nlattr *nest;
-	struct cf_params p;
-	struct cf_stats st;
 
-	cf_get_params(cf, &p);
-	cf_get_stats(cf, &st);
 	nest = nla_nest_start(skb, NF_CUCKOO_A_STAGE);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_CAPACITY, p.capacity,
+	if (nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_CAPACITY, si->capacity,
 			      NF_CUCKOO_STAGE_A_PAD) ||
-	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_ITEMS, st.count,
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_ITEMS, si->items,
 			      NF_CUCKOO_STAGE_A_PAD) ||
-	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_LOAD_PPM, st.load_ppm) ||
-	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_FP_BITS, p.fp_bits) ||
-	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_BYTES, st.bytes,
+	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_LOAD_PPM, si->load_ppm) ||
+	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_FP_BITS, si->fp_bits) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STAGE_A_BYTES, si->bytes,
 			      NF_CUCKOO_STAGE_A_PAD) ||
-	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_FPR,
-			cf_fpr_bound_ppb(p.fp_bits, p.bucket_size)) ||
-	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_VICTIM, st.victim)) {
+	    nla_put_u32(skb, NF_CUCKOO_STAGE_A_FPR, si->fpr_ppb) ||
+	    nla_put_u8(skb, NF_CUCKOO_STAGE_A_VICTIM, si->victim)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -462,17 +463,25 @@ static int nfcf_put_stage(struct sk_buff *skb, const struct cuckoo_filter *cf)
 
 /*
  * Every stage, oldest first, and the filter's bound.  Under RCU: a flush
- * frees the stages it drops after a grace period.
+ * frees the stages it drops after a grace period, and a stage a flush
+ * took since the count was read is left out.
  */
 static int nfcf_put_stages(struct sk_buff *skb, struct nfcf_filter *f)
 {
+	const struct cuckoo_filter *cf;
+	struct nfcf_stage_info si;
 	u32 i, n;
 	int err = 0;
 
 	rcu_read_lock();
 	n = cf_stages_count_stages(&f->st);
-	for (i = 0; i < n && !err; i++)
-		err = nfcf_put_stage(skb, f->st.stage[i]);
+	for (i = 0; i < n && !err; i++) {
+		cf = cf_stages_get(&f->st, i);
+		if (!cf)
+			continue;
+		nfcf_stage_info(cf, &si);
+		err = nfcf_nl_put_stage(skb, &si);
+	}
 	if (!err && nla_put_u32(skb, NF_CUCKOO_A_FPR_TOTAL,
 				cf_stages_fpr_ppb(&f->st)))
 		err = -EMSGSIZE;
@@ -491,27 +500,6 @@ static int nfcf_put_grow(struct sk_buff *skb, struct nfcf_filter *f)
 }
 
 /**
- * nfcf_nl_put_stage - one NF_CUCKOO_A_STAGE nest
- * @skb:	the message
- * @f:		the filter
- * @stage:	which stage, from 0
- *
- * Under RCU: a flush frees the stages it drops after a grace period.
- * Return: 0, -EMSGSIZE, or -ENOENT if the filter has no such stage (any
- * more).
- */
-int nfcf_nl_put_stage(struct sk_buff *skb, struct nfcf_filter *f, u8 stage)
-{
-	int err = -ENOENT;
-
-	rcu_read_lock();
-	if (stage < cf_stages_count_stages(&f->st))
-		err = nfcf_put_stage(skb, f->st.stage[stage]);
-	rcu_read_unlock();
-	return err;
-}
-
-/**
  * nfcf_nl_put_filter - a filter's description, without the seed
  * @skb:	the message
  * @f:		the filter
@@ -525,7 +513,7 @@ int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 {
 	struct cf_params p;
 
-	cf_get_params(f->st.stage[0], &p);
+	cf_get_params(cf_stages_first(&f->st), &p);
 	if (nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_FAMILY, f->ks.families) ||
 	    nla_put_u32(skb, NF_CUCKOO_A_KEY_FIELDS, f->ks.fields) ||
@@ -768,7 +756,9 @@ static int nfcf_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	err = nfcf_filter_flush(f);
-	if (err)
+	if (err == -ENOMEM)
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory: nothing flushed");
+	else if (err)
 		nfcf_lookup_errmsg(err, info->attrs[NF_CUCKOO_A_NAME], info->extack);
 	else
 		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_FLUSH);
@@ -784,7 +774,7 @@ struct nfcf_batch {
 	unsigned long *bits;
 	u8 *stage_of;
 	struct sk_buff *reply;
-	struct nfcf_batch_result res;
+	struct nfcf_batch_result res;	/* .info: CF_STAGES_MAX, for events */
 	u32 n;
 	u32 flags;
 	u8 cmd;
@@ -887,7 +877,10 @@ static int nfcf_batch_alloc(struct nfcf_batch *b, struct genl_info *info)
 				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	b->bits = bitmap_zalloc(b->n, GFP_KERNEL_ACCOUNT);
 	b->stage_of = kmalloc(b->n, GFP_KERNEL_ACCOUNT);
-	if (!b->reply || !b->keys || !b->bits || !b->stage_of) {
+	b->res.info = kmalloc_array(CF_STAGES_MAX, sizeof(*b->res.info),
+				    GFP_KERNEL_ACCOUNT);
+	if (!b->reply || !b->keys || !b->bits || !b->stage_of ||
+	    !b->res.info) {
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory for the batch");
 		return -ENOMEM;
 	}
@@ -900,6 +893,7 @@ static void nfcf_batch_free(struct nfcf_batch *b)
 	kvfree(b->keys);
 	bitmap_free(b->bits);
 	kfree(b->stage_of);
+	kfree(b->res.info);
 	if (!IS_ERR_OR_NULL(b->f))
 		nfcf_filter_put(b->f);
 }
@@ -1088,7 +1082,7 @@ static int nfcf_save_header(struct sk_buff *skb, struct netlink_callback *cb,
 	if (nfcf_nl_put_filter(skb, f, false, true))
 		goto cancel;
 	for (i = 0; i < f->st.n; i++) {
-		cf_export_header(f->st.stage[i], &img);
+		cf_export_header(cf_stages_at(&f->st, i), &img);
 		if (nla_put(skb, NF_CUCKOO_A_IMAGE_HEADER, sizeof(img), &img))
 			goto cancel;
 	}

@@ -16,7 +16,7 @@ extern struct genl_family nfcf_genl_family;
 
 int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 		       bool locked);
-int nfcf_nl_put_stage(struct sk_buff *skb, struct nfcf_filter *f, u8 stage);
+int nfcf_nl_put_stage(struct sk_buff *skb, const struct nfcf_stage_info *si);
 
 int nfcf_genl_init(void);
 void nfcf_genl_exit(void);

@@ -27,7 +27,10 @@ module_param(mem_max_mb, uint, 0644);
 MODULE_PARM_DESC(mem_max_mb,
 		 "Memory the filters of all network namespaces together may use, in MiB (0: no limit; default 1024)");
 
-/* Bytes charged by the filters of every namespace, reservations included. */
+/*
+ * Bytes charged by the filters of every namespace, from their reservation
+ * until they are freed.
+ */
 static u64 nfcf_mem_used;
 static DEFINE_SPINLOCK(nfcf_mem_lock);
 
@@ -35,9 +38,9 @@ static int nfcf_mem_used_get(char *buf, const struct kernel_param *kp)
 {
 	u64 used;
 
-	spin_lock(&nfcf_mem_lock);
+	spin_lock_bh(&nfcf_mem_lock);
 	used = nfcf_mem_used;
-	spin_unlock(&nfcf_mem_lock);
+	spin_unlock_bh(&nfcf_mem_lock);
 	return sysfs_emit(buf, "%llu\n", used);
 }
 
@@ -72,27 +75,31 @@ static u64 nfcf_mem_max(void)
 	return mb ? (u64)mb << 20 : U64_MAX;
 }
 
-/* Charge @bytes to the module-wide ceiling; false if over it. */
+/*
+ * Charge @bytes to the module-wide ceiling; false if over it.  Memory is
+ * given back by RCU callbacks (softirq), hence the _bh locks here and in
+ * the namespaces' charges.
+ */
 static bool nfcf_mem_charge(u64 bytes)
 {
 	u64 max = nfcf_mem_max();
 	bool ok;
 
-	spin_lock(&nfcf_mem_lock);
+	spin_lock_bh(&nfcf_mem_lock);
 	ok = nfcf_mem_used <= max && bytes <= max - nfcf_mem_used;
 	if (ok)
 		nfcf_mem_used += bytes;
-	spin_unlock(&nfcf_mem_lock);
+	spin_unlock_bh(&nfcf_mem_lock);
 	return ok;
 }
 
 static void nfcf_mem_uncharge(u64 bytes)
 {
-	spin_lock(&nfcf_mem_lock);
+	spin_lock_bh(&nfcf_mem_lock);
 	if (WARN_ON_ONCE(bytes > nfcf_mem_used))
 		bytes = nfcf_mem_used;
 	nfcf_mem_used -= bytes;
-	spin_unlock(&nfcf_mem_lock);
+	spin_unlock_bh(&nfcf_mem_lock);
 }
 
 static struct nfcf_filter *nfcf_net_find_in(struct list_head *list,
@@ -136,7 +143,7 @@ static int nfcf_net_charge(struct nfcf_net *nn, u64 bytes, u8 *which)
 	u64 max = nfcf_net_mem_max();
 	int err = 0;
 
-	spin_lock(&nn->mem_lock);
+	spin_lock_bh(&nn->mem_lock);
 	if (nn->mem > max || bytes > max - nn->mem) {
 		*which = NFCF_CEILING_NETNS;
 		err = -EDQUOT;
@@ -146,17 +153,17 @@ static int nfcf_net_charge(struct nfcf_net *nn, u64 bytes, u8 *which)
 	} else {
 		nn->mem += bytes;
 	}
-	spin_unlock(&nn->mem_lock);
+	spin_unlock_bh(&nn->mem_lock);
 	return err;
 }
 
 static void nfcf_net_uncharge_bytes(struct nfcf_net *nn, u64 bytes)
 {
-	spin_lock(&nn->mem_lock);
+	spin_lock_bh(&nn->mem_lock);
 	if (WARN_ON_ONCE(bytes > nn->mem))
 		bytes = nn->mem;
 	nn->mem -= bytes;
-	spin_unlock(&nn->mem_lock);
+	spin_unlock_bh(&nn->mem_lock);
 	nfcf_mem_uncharge(bytes);
 }
 
@@ -171,17 +178,6 @@ static void nfcf_ceiling_uncharge(struct nfcf_ceiling *c, u64 bytes)
 {
 	nfcf_net_uncharge_bytes(container_of(c, struct nfcf_net, ceiling),
 				bytes);
-}
-
-/*
- * Under @nn's lock: give back what @f holds charged, its stages included.
- * A filter leaving the table is dead or about to be, under its own lock
- * too, so it grows no more.
- */
-static void nfcf_net_uncharge(struct nfcf_net *nn, struct nfcf_filter *f)
-{
-	lockdep_assert_held(&nn->lock);
-	nfcf_net_uncharge_bytes(nn, f->charge);
 }
 
 /**
@@ -213,10 +209,15 @@ int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 		err = -EEXIST;
 	} else {
 		err = nfcf_net_charge(nn, f->charge, &which);
-		if (err)
+		/* What was just removed is charged until it is freed. */
+		if (err == -EDQUOT && nfcf_filter_wait_frees())
+			err = nfcf_net_charge(nn, f->charge, &which);
+		if (err) {
 			nfcf_ceiling_errmsg(which, extack);
-		else
+		} else {
+			f->charged = true;
 			list_add_tail(&f->node, &nn->reserved);
+		}
 	}
 	mutex_unlock(&nn->lock);
 	return err;
@@ -225,13 +226,13 @@ int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 /**
  * nfcf_net_unreserve - a reserved filter will not be inserted after all
  * @nn:	the namespace
- * @f:	the filter; the caller still holds its reference
+ * @f:	the filter; the caller still holds its reference, whose put
+ *	frees it and gives its charge back
  */
 void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	mutex_lock(&nn->lock);
 	list_del_init(&f->node);
-	nfcf_net_uncharge(nn, f);
 	mutex_unlock(&nn->lock);
 }
 
@@ -240,8 +241,8 @@ void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f)
  * @nn:		the namespace
  * @f:		a filter nobody else knows yet, reserved by
  *		nfcf_net_reserve(); the table takes over its reference on
- *		success, the caller keeps it on failure (its reservation is
- *		released then)
+ *		success, the caller keeps it on failure (its charge is
+ *		given back when it is freed)
  * @extack:	says why it failed
  *
  * A filter that is not loading goes on the packet path at once, its
@@ -258,7 +259,6 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 	if (!f->loading) {
 		err = nfcf_hooks_link(nn, f);
 		if (err) {
-			nfcf_net_uncharge(nn, f);
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot register the filter's netfilter hook");
 			goto out;
@@ -305,7 +305,6 @@ static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 	mutex_lock(&f->lock);
 	f->dead = true;
 	mutex_unlock(&f->lock);
-	nfcf_net_uncharge(nn, f);
 	nfcf_gen_bump(&nn->gen);
 }
 
@@ -483,16 +482,34 @@ static void __net_exit nfcf_net_exit(struct net *net)
 
 	list_for_each_entry_safe(f, tmp, &gone, node)
 		nfcf_filter_put(f);
-	WARN_ON_ONCE(nn->mem);
-	WARN_ON_ONCE(!list_empty(&nn->reserved));
-	WARN_ON_ONCE(!list_empty(&nn->hooks));
-	mutex_destroy(&nn->lock);
+}
+
+/*
+ * The filters' RCU callbacks give their memory back to their namespace's
+ * ceiling (struct nfcf_net): wait for them before the namespaces' state
+ * is freed.  No filter outlives its namespace: every reference but the
+ * table's is a request's or a dump's, whose socket holds the namespace.
+ */
+static void __net_exit nfcf_net_exit_batch(struct list_head *net_exit_list)
+{
+	struct nfcf_net *nn;
+	struct net *net;
+
+	rcu_barrier();
+	list_for_each_entry(net, net_exit_list, exit_list) {
+		nn = nfcf_net(net);
+		WARN_ON_ONCE(nn->mem);
+		WARN_ON_ONCE(!list_empty(&nn->reserved));
+		WARN_ON_ONCE(!list_empty(&nn->hooks));
+		mutex_destroy(&nn->lock);
+	}
 }
 
 static struct pernet_operations nfcf_net_ops = {
 	.init = nfcf_net_init,
 	.pre_exit = nfcf_net_pre_exit,
 	.exit = nfcf_net_exit,
+	.exit_batch = nfcf_net_exit_batch,
 	.id = &nfcf_net_id,
 	.size = sizeof(struct nfcf_net),
 };
@@ -503,12 +520,11 @@ int __init nfcf_netns_init(void)
 }
 
 /*
- * Every namespace's filters are removed; they are freed by RCU callbacks
- * in this module, so wait for those before the module goes.
+ * Every namespace's filters are removed and, after exit_batch's
+ * rcu_barrier(), freed.
  */
 void nfcf_netns_exit(void)
 {
 	unregister_pernet_subsys(&nfcf_net_ops);
-	rcu_barrier();
 	WARN_ON_ONCE(nfcf_mem_used);
 }

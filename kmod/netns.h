@@ -25,9 +25,11 @@
  *		filters that the entry's netfilter hook walks, registered
  *		while one of them is enabled (struct nfcf_hook_ent, hook.c)
  * @net:	the namespace itself
- * @mem:	bytes charged by the filters in @filters and @reserved, under
- *		@mem_lock (a filter's new stage is charged under the
- *		filter's lock, which nests inside @lock)
+ * @mem:	bytes charged by the namespace's filters from their
+ *		reservation until they (or the stages a flush dropped) are
+ *		freed, under @mem_lock (a filter's new stage is charged
+ *		under the filter's lock, which nests inside @lock; memory is
+ *		given back from RCU callbacks)
  * @mem_lock:	protects @mem
  * @ceiling:	@mem and the module's ceiling, as the filters' growth sees
  *		them (struct nfcf_ceiling)

@@ -445,7 +445,7 @@ static void t_grow(void)
 
 	atomic_store(&g_stop, false);
 	REQUIRE(!cf_create(&cf, &p), "no filter");
-	cf_stages_init(&g_st, cf, &g);
+	cf_stages_init(&g_st, cf, &g, NULL);
 	for (i = 0; i < GROW_STABLE; i++) {
 		g_grow_stable[i] = test_key(g_seed + 77, i);
 		REQUIRE(!cf_stages_add(&g_st, &g_grow_stable[i], 8, false,

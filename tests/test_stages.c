@@ -24,7 +24,7 @@ static bool mk(struct cf_stages *s, u64 capacity, u8 f, u8 enc,
 
 	if (cf_create(&cf, &p))
 		return false;
-	cf_stages_init(s, cf, g);
+	cf_stages_init(s, cf, g, NULL);
 	return true;
 }
 
@@ -37,7 +37,7 @@ static bool mk_lent(struct cf_stages *s, u64 capacity, const struct cf_grow *g)
 
 	if (cf_create(&cf, &p))
 		return false;
-	cf_stages_init(s, cf, g);
+	cf_stages_init(s, cf, g, NULL);
 	return true;
 }
 
@@ -165,7 +165,7 @@ static void t_lent_scratch_growth(void)
 	CHECK(lent.n == own.n && lent.n > 5, "%u stages lent, %u own", lent.n,
 	      own.n);
 	for (i = 0; i < lent.n; i++) {
-		cf_get_params(lent.stage[i], &p);
+		cf_get_params(cf_stages_at(&lent, i), &p);
 		CHECK(p.lent_scratch, "stage %u keeps its own scratch", i);
 	}
 	cf_stages_stats(&own, &so);
@@ -207,7 +207,7 @@ static void t_next_params(void)
 	REQUIRE(fill(&s, 2, 0, 40000, &err) == 40000, "add: %d", err);
 	CHECK(s.n == 4, "%u stages (1000 + 3000 + 9000 + 27000 hold 40000)",
 	      s.n);
-	cf_get_params(s.stage[3], &q);
+	cf_get_params(cf_stages_at(&s, 3), &q);
 	CHECK(q.fp_bits == 32, "f stays 32: %u", q.fp_bits);
 	CHECK(cf_stages_next_params(&s, &p) == -ENOSPC, "a 5th of 4 stages");
 out:
@@ -354,28 +354,53 @@ out:
 	cf_stages_free(&s);
 }
 
-/* Flush: one empty stage, which grows again; the others freed (ASan). */
+/*
+ * Flush: one empty stage, which grows again while the stages it took are
+ * still the caller's to free (after a grace period in the module); a
+ * reader that counted the stages before the flush finds their places
+ * empty, or new stages there, and skips or asks them.  Freed (ASan).
+ */
 static void t_flush(void)
 {
+	struct cuckoo_filter *gone[CF_STAGES_MAX - 1];
 	struct cf_stages s = { 0 };
 	struct cf_stats st;
-	u32 before;
+	u32 before, n = 0, i;
 	int err = 0;
+	u64 k = test_key(10, 0);
 
 	REQUIRE(mk(&s, 1000, 12, CF_ENC_PLAIN, &GROW_16), "no filter");
 	REQUIRE(fill(&s, 9, 0, 10000, &err) == 10000, "add: %d", err);
 	before = s.n;
-	CHECK(before > 1 && cf_stages_flush(&s) == before - 1 && s.n == 1,
-	      "flush of %u stages", before);
-	cf_stages_reap(&s);
+	n = cf_stages_flush(&s, gone);
+	CHECK(before > 2 && n == before - 1 && s.n == 1,
+	      "flush of %u stages handed %u back", before, n);
+	for (i = 1; i < before; i++)
+		CHECK(!cf_stages_get(&s, i) && gone[i - 1],
+		      "stage %u: its place is empty, its table handed back", i);
 	cf_stages_stats(&s, &st);
-	CHECK(st.count == 0 && !s.stage[1], "after flush: %llu items",
+	CHECK(st.count == 0, "after flush: %llu items",
 	      (unsigned long long)st.count);
 	CHECK(!absent_hits(&s, 9, 1000) && !has(&s, test_key(9, 0)),
 	      "an empty filter answers yes");
-	REQUIRE(fill(&s, 10, 0, 10000, &err) == 10000 && s.n > 1,
+	/* A reader's count from before the flush. */
+	REQUIRE(!add(&s, k, false, &i), "add");
+	s.n = before;
+	CHECK(has(&s, k) && cf_stages_contains_any(&s, &k, sizeof(k), 1) &&
+	      !has(&s, test_key(9, 1)),
+	      "a stale count skips the empty places");
+	s.n = 1;
+	REQUIRE(fill(&s, 10, 1, 10000, &err) == 10000 && s.n > 1,
 		"grow again: %d", err);
+	s.n = before + 1 < CF_STAGES_MAX ? before + 1 : CF_STAGES_MAX;
+	CHECK(has(&s, test_key(10, 5)) && has(&s, k),
+	      "a stale count asks the new stages");
+	s.n = 0;
+	while (cf_stages_get(&s, s.n) && s.n < CF_STAGES_MAX)
+		s.n++;
 out:
+	while (n)
+		cf_free(gone[--n]);
 	cf_stages_free(&s);
 }
 

@@ -692,7 +692,7 @@ static int cmd_new(struct req *r)
 		return req_err(r, NULL, -ENOMEM,
 			       "nf_cuckoo: cannot allocate the filter's memory");
 	}
-	cf_stages_init(&f->st, cf, &g);
+	cf_stages_init(&f->st, cf, &g, NULL);
 	f->c = c;
 	insert(f);
 	fake_event(NF_CUCKOO_EVENT_NEW, f, 0);
@@ -748,7 +748,7 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	struct nlattr *n;
 	uint32_t i;
 
-	cf_get_params(f->st.stage[0], &p);
+	cf_get_params(cf_stages_first(&f->st), &p);
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
 	nla_put_u8(m, NF_CUCKOO_A_FAMILY, f->c.families);
 	nla_put_u32(m, NF_CUCKOO_A_KEY_FIELDS, f->c.fields);
@@ -957,10 +957,14 @@ static int cmd_flush(struct req *r)
 	struct fake_filter *f;
 	int err = get_filter(r, false, &f);
 
+	struct cuckoo_filter *gone[CF_STAGES_MAX - 1];
+	uint32_t n;
+
 	if (!err) {
 		/* nfcf_filter_flush(): back to the first stage. */
-		cf_stages_flush(&f->st);
-		cf_stages_reap(&f->st);
+		n = cf_stages_flush(&f->st, gone);
+		while (n)
+			cf_free(gone[--n]);
 		f->c.ncombo[0] = f->c.ncombo[1] = 0;
 		fake_event(NF_CUCKOO_EVENT_FLUSH, f, 0);
 	}
@@ -1615,7 +1619,7 @@ static int load_stages(struct fake_filter *f, const struct cf_image *img,
 	err = cf_create_from_image(&cf, &img[0], true);
 	if (err)
 		return err;
-	cf_stages_init(&f->st, cf, g);
+	cf_stages_init(&f->st, cf, g, NULL);
 	for (i = 1; !err && i < n; i++)
 		err = cf_stages_add_image(&f->st, &img[i]);
 	return err;

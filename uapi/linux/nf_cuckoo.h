@@ -545,13 +545,15 @@ enum nf_cuckoo_entry_err {
  * @NF_CUCKOO_EVENT_RESTORE: a restored filter went live (LOAD_END); the
  *	message describes it as GET does, without STATS
  * @NF_CUCKOO_EVENT_STAGE: a filter grew a stage; STAGE_INDEX (from 0) and
- *	one STAGE nest describe it
+ *	one STAGE nest describe it as the request that grew it left it
+ *	(a FLUSH or another request since then changes nothing in the
+ *	event)
  * @NF_CUCKOO_EVENT_FULL: an add was refused because the filter is full
  *	(NF_CUCKOO_ENTRY_E_FULL or NF_CUCKOO_ENTRY_E_QUOTA in BATCH_FAIL_REASON)
  * @NF_CUCKOO_EVENT_LOAD_HIGH: an add took the newest stage from below to at
  *	least NF_CUCKOO_LOAD_HIGH_PPM of its capacity (items, not slots:
  *	the stage's LOAD_PPM is then lower); STAGE_INDEX and one STAGE nest
- *	describe that stage
+ *	describe that stage as the request left it
  * @NF_CUCKOO_EVENT_ADD: an ADD_ENTRIES request changed EVENT_COUNT entries
  *	(sent only when EVENT_COUNT > 0)
  * @NF_CUCKOO_EVENT_DEL_ENTRIES: a DEL_ENTRIES request removed EVENT_COUNT
