@@ -32,12 +32,14 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
+#include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/compiler.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/bottom_half.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/prefetch.h>
@@ -114,9 +116,45 @@
  * Loops over a whole table (cf_clear(), cf_import_finish()) yield between
  * chunks: a table of gigabytes takes seconds to walk, and a kernel
  * without full preemption would not run anything else on that CPU
- * meanwhile.  They are called in process context, under a mutex only.
+ * meanwhile.  So does a writer that waits for readers (below).  They are
+ * called in process context, under a mutex only.
  */
 #define cf_resched()		cond_resched()
+
+/*
+ * Readers that keep losing the race against the writer's sections ask it
+ * to hold off (cuckoo.h, Concurrency): they raise a count, then read the
+ * sequence counter; the writer fences, then reads the count, before each
+ * section.  Both need a full barrier between their store and their load,
+ * or each could miss the other's.  A reader is pinned to its CPU while it
+ * is counted, so that the writer never waits for one that is preempted;
+ * the writer yields (cf_resched()) while it waits.
+ */
+struct cf_atomic {
+	atomic_t v;
+};
+
+#define cf_reader_pin()		preempt_disable()
+#define cf_reader_unpin()	preempt_enable()
+/* The writer: order its last section's end before its read of the count. */
+#define cf_mb()			smp_mb()
+
+static inline int cf_atomic_read(const struct cf_atomic *a)
+{
+	return atomic_read(&a->v);
+}
+
+static inline void cf_atomic_inc_mb(struct cf_atomic *a)
+{
+	atomic_inc(&a->v);
+	/* A reader: order its raising the count before its next try. */
+	smp_mb__after_atomic();
+}
+
+static inline void cf_atomic_dec(struct cf_atomic *a)
+{
+	atomic_dec(&a->v);
+}
 
 /* A caller's bug the core survives: say so once. */
 #define CF_WARN_ON_ONCE(c)	WARN_ON_ONCE(c)
@@ -226,6 +264,31 @@ static inline void cf_cpu_relax(void)
 	__builtin_ia32_pause();
 #endif
 }
+
+/* The readers' request to the writer to hold off: see the kernel's. */
+struct cf_atomic {
+	int n;
+};
+
+static inline int cf_atomic_read(const struct cf_atomic *a)
+{
+	return __atomic_load_n(&a->n, __ATOMIC_RELAXED);
+}
+
+static inline void cf_atomic_inc_mb(struct cf_atomic *a)
+{
+	__atomic_fetch_add(&a->n, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void cf_atomic_dec(struct cf_atomic *a)
+{
+	__atomic_fetch_sub(&a->n, 1, __ATOMIC_RELAXED);
+}
+
+#define cf_mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define cf_reader_pin()		do { } while (0)
+#define cf_reader_unpin()	do { } while (0)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define cf_cpu_to_le64(x)	((u64)(x))
