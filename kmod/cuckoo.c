@@ -12,6 +12,32 @@
 
 #ifndef __KERNEL__
 unsigned long cf_resched_calls;
+__thread unsigned long cf_lookup_retries;
+__thread unsigned int cf_lookup_retries_max;
+
+bool cf_ignore_waiters;
+
+/* For the tests: the tries a lookup retried (see cuckoo.h). */
+static void cf_note_retries(u32 failed)
+{
+	cf_lookup_retries += failed;
+	if (failed > cf_lookup_retries_max)
+		cf_lookup_retries_max = failed;
+}
+
+static bool cf_waiters_ignored(void)
+{
+	return CF_READ(cf_ignore_waiters);
+}
+#else
+static inline void cf_note_retries(u32 failed)
+{
+}
+
+static inline bool cf_waiters_ignored(void)
+{
+	return false;
+}
 #endif
 
 /*
@@ -95,6 +121,8 @@ struct cuckoo_filter {
 
 	/* ... this one written by the writer and read by lookups, ... */
 	u32 seq ____cacheline_aligned;
+	/* Readers that asked the writer to hold off: cf_read_begin(). */
+	struct cf_atomic waiters;
 	u64 victim;
 
 	/* ... and this one the writer's own. */
@@ -786,38 +814,90 @@ static bool cf_probe_any(const struct cuckoo_filter *cf,
 	}
 }
 
+/* A reader's retry path: tries failed so far, and whether it waits. */
+struct cf_retry {
+	u32 failed;
+	bool waiting;
+};
+
+/*
+ * A reader that failed CF_READ_TRIES_ALONE tries asks the writer to open
+ * no new section until it is done.  The count is the only field a reader
+ * writes, hence the cast.  Its full barrier orders our raising it before
+ * our next read of the counter; cf_wait_readers() orders the writer's
+ * last section's end before its read of the count.  So either the writer
+ * sees us, or we see that section ended, and at most the one section the
+ * writer opened without seeing us overlaps our tries from here on.
+ *
+ * A try starts once the counter is even: a try begun inside a section
+ * could only fail, and a failed try should mean a section begun during
+ * it, so that the bound counts the writer's sections, not our spins.
+ */
+static u32 cf_read_begin(const struct cuckoo_filter *cf, struct cf_retry *r)
+{
+	u32 seq;
+
+	if (r->failed >= CF_READ_TRIES_ALONE && !r->waiting) {
+		cf_reader_pin();
+		cf_atomic_inc_mb((struct cf_atomic *)&cf->waiters);
+		r->waiting = true;
+	}
+	while ((seq = CF_READ(cf->seq)) & 1)
+		cf_cpu_relax();
+	cf_rmb();
+	return seq;
+}
+
+/* Did the try that began at seq stand?  If not, it failed. */
+static bool cf_read_stands(const struct cuckoo_filter *cf, u32 seq,
+			   struct cf_retry *r)
+{
+	cf_rmb();
+	if (CF_READ(cf->seq) == seq)
+		return true;
+	r->failed++;
+	return false;
+}
+
+static void cf_read_end(const struct cuckoo_filter *cf, struct cf_retry *r)
+{
+	cf_note_retries(r->failed);
+	if (!r->waiting)
+		return;
+	cf_atomic_dec((struct cf_atomic *)&cf->waiters);
+	cf_reader_unpin();
+}
+
 /*
  * The reader's side of the sequence counter.  A hit in plain buckets is
  * final.  A miss counts only if no fingerprint moved while we looked: the
  * writer makes the counter odd for the duration of every move.  In
  * semi-sorted buckets every change is such a section, and a bucket read
  * across one may decode to fingerprints it never held, so there a hit
- * needs the same check.
+ * needs the same check.  failed: tries the caller already made.
  */
 static bool cf_contains_hashed(const struct cuckoo_filter *cf,
-			       const struct cf_hash *h)
+			       const struct cf_hash *h, u32 failed)
 {
+	struct cf_retry r = { .failed = failed };
 	bool final_hit = !cf_semisorted(cf), hit;
 	u32 seq;
 
 	for (;;) {
-		seq = CF_READ(cf->seq);
-		cf_rmb();
+		seq = cf_read_begin(cf, &r);
 		hit = cf_probe_any(cf, h);
-		if (hit && final_hit)
-			return true;
-		cf_rmb();
-		if (!(seq & 1) && CF_READ(cf->seq) == seq)
-			return hit;
-		cf_cpu_relax();
+		if ((hit && final_hit) || cf_read_stands(cf, seq, &r))
+			break;
 	}
+	cf_read_end(cf, &r);
+	return hit;
 }
 
 /* A miss that overlapped a move: look again, out of the packet path. */
 static cf_noinline cf_cold bool cf_contains_again(const struct cuckoo_filter *cf,
 					     struct cf_hash h)
 {
-	return cf_contains_hashed(cf, &h);
+	return cf_contains_hashed(cf, &h, 1);
 }
 
 /*
@@ -1117,6 +1197,28 @@ static bool cf_probe_many_any(const struct cuckoo_filter *cf,
 	}
 }
 
+/*
+ * cf_contains_any()'s probes overlapped a section: all of them again,
+ * under one retry, so that the bound of one lookup holds for the group.
+ */
+static cf_noinline cf_cold bool cf_contains_any_again(const struct cuckoo_filter *cf,
+						     const struct cf_hash *h,
+						     u32 n)
+{
+	struct cf_retry r = { .failed = 1 };
+	bool final_hit = !cf_semisorted(cf), hit;
+	u32 seq;
+
+	for (;;) {
+		seq = cf_read_begin(cf, &r);
+		hit = cf_probe_many_any(cf, h, n);
+		if ((hit && final_hit) || cf_read_stands(cf, seq, &r))
+			break;
+	}
+	cf_read_end(cf, &r);
+	return hit;
+}
+
 /**
  * cf_contains_any - is any of n keys (maybe) present?  See cuckoo.h.
  * @cf:		the filter
@@ -1125,7 +1227,7 @@ static bool cf_probe_many_any(const struct cuckoo_filter *cf,
  * @n:		1..CF_ANY_MAX keys (more are not looked at)
  *
  * One sequence snapshot covers the probes; a miss (or in semi-sorted
- * buckets any answer) during a move is asked again key by key.
+ * buckets any answer) during a move is asked again, the group as one.
  */
 bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
 		     u32 len, u32 n)
@@ -1147,10 +1249,7 @@ bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
 	cf_rmb();
 	if (likely(!((seq & 1) | (CF_READ(cf->seq) ^ seq))))
 		return hit;
-	for (k = 0; k < n; k++)
-		if (cf_contains_hashed(cf, &h[k]))
-			return true;
-	return false;
+	return cf_contains_any_again(cf, h, n);
 }
 
 /*
@@ -1373,6 +1472,7 @@ u32 cf_contains_batch_hash(const struct cuckoo_filter *cf,
 {
 	struct cf_hash h;
 	u32 k, found = 0, seq;
+	bool stands;
 
 	seq = CF_READ(cf->seq);
 	cf_rmb();
@@ -1382,11 +1482,13 @@ u32 cf_contains_batch_hash(const struct cuckoo_filter *cf,
 						       cf_probe_any(cf, &h);
 	}
 	cf_rmb();
+	/* The counter never comes back: one look at it tells for all. */
+	stands = !(seq & 1) && CF_READ(cf->seq) == seq;
 	for (k = 0; k < n; k++) {
-		if (!(seq & 1) && CF_READ(cf->seq) == seq && !cf_semisorted(cf))
+		if (stands && !cf_semisorted(cf))
 			break;
 		cf_hash_set(cf, kh[k].c, kh[k].second, &h);
-		hits[k] = cf_contains_hashed(cf, &h);
+		hits[k] = cf_contains_hashed(cf, &h, !stands);
 	}
 	for (k = 0; k < n; k++)
 		found += hits[k];
@@ -1420,7 +1522,7 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 			found++;
 			continue;
 		}
-		if (cf_contains_hashed(cf, &h)) {
+		if (cf_contains_hashed(cf, &h, 1)) {
 			found++;
 			if (hits)
 				hits[k] = 1;
@@ -1704,8 +1806,36 @@ static void cf_count_add(struct cuckoo_filter *cf, int delta)
 	CF_WRITE(cf->count, cf->count + delta);
 }
 
+/*
+ * Spins of a writer waiting for readers between two cf_resched(): a
+ * reader is counted for a try or two, well under a microsecond, unless
+ * it was interrupted.
+ */
+#define CF_WAIT_SPINS		256
+
+/*
+ * Open no section while readers wait (cf_read_begin()), so that they
+ * cannot be starved by a writer that opens one after another.  The fence
+ * orders the end of our last section before the read of the count; see
+ * there.  Waiting with bottom halves enabled lets a softirq reader on
+ * this CPU finish: it fails no try while we wait.
+ */
+static void cf_wait_readers(struct cuckoo_filter *cf)
+{
+	unsigned int spins = 0;
+
+	cf_mb();
+	while (cf_atomic_read(&cf->waiters) && !cf_waiters_ignored()) {
+		if (++spins % CF_WAIT_SPINS)
+			cf_cpu_relax();
+		else
+			cf_resched();
+	}
+}
+
 static void cf_write_begin(struct cuckoo_filter *cf)
 {
+	cf_wait_readers(cf);
 	cf_write_lock_bh();
 	CF_WRITE(cf->seq, cf->seq + 1);
 	cf_wmb();

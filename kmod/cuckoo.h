@@ -62,7 +62,8 @@
  * Long loops.  cf_clear() and cf_import_finish() walk the whole table and
  * call cf_resched() every CF_RESCHED_EVERY words or buckets: in the kernel
  * they may sleep, so call them in process context, not under a spinlock.
- * Every other function does a bounded amount of work.
+ * Every other function does a bounded amount of work (the writer's may
+ * also yield while readers wait: see Concurrency).
  *
  * Concurrency.  One writer at a time: the caller serialises cf_add(),
  * cf_add_unique(), cf_delete(), cf_clear() and the import functions with
@@ -82,6 +83,26 @@
  * move section runs with bottom halves disabled so that a softirq reader on
  * the same CPU can never wait for it.  Freeing a filter that readers may
  * still see is the caller's business (RCU in the module).
+ *
+ * Readers are not starved by a writer that opens one section after
+ * another (a batch of semi-sorted adds).  A try of the retry path starts
+ * on an even counter (waiting for the one section in progress to end),
+ * so it fails only if a section began during it.  A lookup that failed
+ * CF_READ_TRIES_ALONE tries (the inline one included) counts itself in
+ * the filter's waiters, then a full barrier, then tries again; before
+ * each section the writer has a full barrier, then waits while there are
+ * waiters.  So either the writer sees the count before it opens its next
+ * section, or the reader's next read of the counter sees the writer's
+ * last section ended: at most one section overlaps the reader's tries
+ * from there on, and a lookup fails at most CF_READ_RETRIES_MAX =
+ * CF_READ_TRIES_ALONE + 1 tries, and waits for at most as many sections.
+ * So does each key of cf_contains_batch() that is looked up again (the
+ * batch's try counted as its first), and cf_contains_any() as a whole:
+ * it retries its keys together.  A lookup that needs no retry does not
+ * touch the count.  The writer waits at most for a waiting reader's last
+ * two tries (in the kernel the reader does not let itself be preempted
+ * while it is counted), yielding with cf_resched() as it waits: the
+ * writer's functions are called in process context.
  */
 #ifndef _NF_CUCKOO_CUCKOO_H
 #define _NF_CUCKOO_CUCKOO_H
@@ -118,6 +139,16 @@
 #define CF_DESIGN_LOAD_PPM_B8	980000U
 /* Slots every filter has beyond its design load: see cf_nbuckets_for(). */
 #define CF_SPARE_SLOTS		16
+
+/*
+ * Failed tries a lookup makes on its own before it asks the writer to
+ * hold off, counting the one that sent it to the retry path; then it
+ * fails at most once more (see Concurrency).  Few, so that the bound is
+ * tight; not one, so that the writer is not held up by every reader that
+ * was merely unlucky once.
+ */
+#define CF_READ_TRIES_ALONE	2
+#define CF_READ_RETRIES_MAX	(CF_READ_TRIES_ALONE + 1)
 
 /**
  * enum cf_encoding - how a bucket's fingerprints are stored
@@ -232,6 +263,15 @@ u32 cf_contains_batch(const struct cuckoo_filter *cf, const void *keys,
 struct cf_key_hash;
 u32 cf_contains_batch_hash(const struct cuckoo_filter *cf,
 			   const struct cf_key_hash *kh, u32 n, u8 *hits);
+/*
+ * Userspace only, for the tests of the bound on retries (Concurrency,
+ * above): this thread's failed lookup tries so far, and the most that
+ * one lookup failed (per key of a batch); and a switch that makes the
+ * writer ignore waiting readers, to show what the bound is worth.
+ */
+extern __thread unsigned long cf_lookup_retries;
+extern __thread unsigned int cf_lookup_retries_max;
+extern bool cf_ignore_waiters;
 #endif
 
 /*
