@@ -21,6 +21,15 @@
  * (at 93% load, nearly always one holding stable keys that readers look
  * up) and reorders its fingerprints.
  *
+ * Then the bound on a reader's retries (cuckoo.h, Concurrency): a writer
+ * adds and deletes back to back, with no lock and no pause, in a filter
+ * kept at the edge of full, while the readers look up stable and absent
+ * keys, one by one, four at a time and in batches; the core counts each
+ * lookup's failed tries (userspace only), and none may exceed
+ * CF_READ_RETRIES_MAX.  A histogram of them is printed; run with
+ * --ignore-waiters 1 to see what they are when the writer does not wait
+ * for readers (the stress build shows it best).
+ *
  * A last scenario grows a filter of stages (cuckoo_stages.c) from capacity
  * 1000 to 8 stages while the readers look up the keys of its first stage,
  * single and batched: a stage published before it is whole, or a count
@@ -34,6 +43,7 @@
  *
  *	test_concurrency [--seconds S] [--ops N] [--capacity C]
  *			 [--small-capacity C] [--readers R] [--seed N]
+ *			 [--ignore-waiters 0|1]
  *			 [--read-spins N --write-spins N]	(stress build)
  */
 #include <errno.h>
@@ -387,6 +397,239 @@ static void t_churn_small_ss(void)
 	t_churn();
 }
 
+/* ---- The bound on a reader's retries ---- */
+
+/*
+ * Histogram classes of a lookup's failed tries: 0, 1, 2, 3, then powers
+ * of two (4-7, 8-15, ...), the last open.
+ */
+#define RETRY_CLASSES	12
+
+struct bound_stats {
+	u64 hist[RETRY_CLASSES];
+	u64 lookups, anys, batches, misses;
+	unsigned long worst, worst_any, worst_batch;
+};
+
+static struct bound_stats g_bs[MAX_READERS];
+static atomic_ullong g_bound_ops;
+
+static unsigned int retry_class(unsigned long n)
+{
+	unsigned int c = 4;
+
+	if (n < 4)
+		return n;
+	while (c < RETRY_CLASSES - 1 && n >= 1UL << (c - 1))
+		c++;
+	return c;
+}
+
+/*
+ * Back to back, no lock, no pause: add churn keys until the filter is
+ * full, delete the oldest again, and so on.  In plain buckets only the
+ * adds that kick open a section: drain a few only, so that most adds
+ * kick.  In semi-sorted ones every add and delete does, and the adds
+ * that kick are slow: drain half a percent of the slots, so that few do.
+ */
+static unsigned int bound_drain(void)
+{
+	struct cf_stats st;
+
+	cf_get_stats(g_cf, &st);
+	return g_enc == CF_ENC_SEMISORT ? st.slots / 200 : 16;
+}
+
+static void *bound_writer(void *arg)
+{
+	u64 lo = 0, hi = 0, k, n = 0;
+	double t0 = now_sec();
+	unsigned int drain = 0, full = bound_drain();
+	int err;
+
+	(void)arg;
+#ifdef CF_STRESS
+	cf_stress_write_spins = g_write_spins;
+#endif
+	while (now_sec() - t0 < g_seconds / 2) {
+		if (!drain && hi - lo < CHURN_SET) {
+			k = churn_key(hi);
+			err = cf_add(g_cf, &k, sizeof(k));
+			if (!err)
+				hi++;
+			if (err || victim_taken())
+				drain = full;
+		} else {
+			k = churn_key(lo++);
+			if (!CHECK(!cf_delete(g_cf, &k, sizeof(k)),
+				   "churn delete failed"))
+				break;
+			if (drain)
+				drain--;
+		}
+		n++;
+	}
+	atomic_store(&g_bound_ops, n);
+	atomic_store(&g_stop, true);
+	return NULL;
+}
+
+/* Keys never added: misses, which a plain filter's readers retry. */
+#define ABSENT		4096
+static u64 g_absent[ABSENT];
+
+/* One lookup of the key at k (4 for cf_contains_any()): its retries. */
+static unsigned long bound_one(struct bound_stats *bs, const u64 *k,
+			       bool any, bool stable)
+{
+	unsigned long before = cf_lookup_retries;
+	bool in;
+
+	in = any ? cf_contains_any(g_cf, k, 8, 4) : cf_contains(g_cf, k, 8);
+	bs->misses += stable && !in;
+	return cf_lookup_retries - before;
+}
+
+/* BATCH keys from k: the most retries of one of them. */
+static unsigned long bound_batch(struct bound_stats *bs, const u64 *k,
+				 bool stable)
+{
+	u8 hits[BATCH];
+	u32 got;
+
+	cf_lookup_retries_max = 0;
+	got = cf_contains_batch(g_cf, k, 8, BATCH, hits);
+	if (stable)
+		bs->misses += BATCH - got;
+	return cf_lookup_retries_max;
+}
+
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+/*
+ * Stable keys, present throughout, and absent ones, whose misses a plain
+ * filter's readers retry as semi-sorted ones retry every answer: one by
+ * one, four at a time (cf_contains_any()) and BATCH at a time, each
+ * lookup's failed tries counted by the core (cf_lookup_retries, per key
+ * of a batch cf_lookup_retries_max).
+ */
+static void *bound_reader(void *arg)
+{
+	struct bound_stats *bs = arg;
+	struct rng r = { g_seed ^ (0xb0dULL + (bs - g_bs)) };
+	u64 i, n = g_nstable - BATCH;
+	unsigned long d;
+	const u64 *k;
+
+#ifdef CF_STRESS
+	cf_stress_read_spins = g_read_spins;
+#endif
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		for (i = 0; i < BATCH; i++) {
+			k = i & 1 ? &g_absent[rng_below(&r, ABSENT)] :
+				    &g_stable[rng_below(&r, n)];
+			d = bound_one(bs, k, false, !(i & 1));
+			bs->hist[retry_class(d)]++;
+			bs->worst = MAX(bs->worst, d);
+		}
+		bs->lookups += BATCH;
+		d = bound_one(bs, &g_stable[rng_below(&r, n)], true, true);
+		bs->worst_any = MAX(bs->worst_any, d);
+		d = bound_one(bs, &g_absent[rng_below(&r, ABSENT - 4)], true,
+			      false);
+		bs->worst_any = MAX(bs->worst_any, d);
+		bs->anys += 2;
+		d = bound_batch(bs, &g_stable[rng_below(&r, n)], true);
+		bs->worst_batch = MAX(bs->worst_batch, d);
+		d = bound_batch(bs, &g_absent[rng_below(&r, ABSENT - BATCH)],
+				false);
+		bs->worst_batch = MAX(bs->worst_batch, d);
+		bs->batches += 2;
+	}
+	return NULL;
+}
+
+static void bound_report(const struct bound_stats *t, u64 ops)
+{
+	char line[400];
+	int at = 0;
+	unsigned int c;
+
+	for (c = 0; c < RETRY_CLASSES; c++) {
+		if (c < 4)
+			at += snprintf(line + at, sizeof(line) - at, " %u:", c);
+		else if (c < RETRY_CLASSES - 1)
+			at += snprintf(line + at, sizeof(line) - at, " %u-%u:",
+				       1U << (c - 2), (2U << (c - 2)) - 1);
+		else
+			at += snprintf(line + at, sizeof(line) - at, " %u+:",
+				       1U << (c - 2));
+		at += snprintf(line + at, sizeof(line) - at, "%llu",
+			       (unsigned long long)t->hist[c]);
+	}
+	diag("writer: %llu back-to-back adds and deletes in %.1f s%s",
+	     (unsigned long long)ops, g_seconds / 2,
+	     cf_ignore_waiters ? ", ignoring waiting readers" : "");
+	diag("retries of %llu single lookups:%s",
+	     (unsigned long long)t->lookups, line);
+	diag("worst retries: %lu single, %lu of %llu cf_contains_any(), %lu "
+	     "a key of %llu batches; bound %d", t->worst, t->worst_any,
+	     (unsigned long long)t->anys, t->worst_batch,
+	     (unsigned long long)t->batches, CF_READ_RETRIES_MAX);
+}
+
+static void t_bound(u8 enc)
+{
+	pthread_t w, rd[MAX_READERS];
+	struct bound_stats t = { 0 };
+	unsigned int i, c;
+
+	scenario(g_small, enc);
+	memset(g_bs, 0, sizeof(g_bs));
+	if (!t_fill_stable())
+		return;
+	for (i = 0; i < ABSENT; i++)
+		g_absent[i] = test_key(mix64(g_seed ^ 0xab5e), i);
+	for (i = 0; i < g_readers; i++)
+		CHECK(!pthread_create(&rd[i], NULL, bound_reader, &g_bs[i]),
+		      "pthread_create");
+	CHECK(!pthread_create(&w, NULL, bound_writer, NULL), "pthread_create");
+	pthread_join(w, NULL);
+	for (i = 0; i < g_readers; i++) {
+		pthread_join(rd[i], NULL);
+		for (c = 0; c < RETRY_CLASSES; c++)
+			t.hist[c] += g_bs[i].hist[c];
+		t.lookups += g_bs[i].lookups;
+		t.anys += g_bs[i].anys;
+		t.batches += g_bs[i].batches;
+		t.misses += g_bs[i].misses;
+		if (g_bs[i].worst > t.worst)
+			t.worst = g_bs[i].worst;
+		if (g_bs[i].worst_any > t.worst_any)
+			t.worst_any = g_bs[i].worst_any;
+		if (g_bs[i].worst_batch > t.worst_batch)
+			t.worst_batch = g_bs[i].worst_batch;
+	}
+	bound_report(&t, atomic_load(&g_bound_ops));
+	CHECK(!t.misses, "%llu lookups of stable keys missed",
+	      (unsigned long long)t.misses);
+	CHECK(t.worst <= CF_READ_RETRIES_MAX &&
+	      t.worst_any <= CF_READ_RETRIES_MAX &&
+	      t.worst_batch <= CF_READ_RETRIES_MAX,
+	      "a lookup failed more than %d tries", CF_READ_RETRIES_MAX);
+	CHECK(t.lookups && t.anys && t.batches, "readers did not run");
+}
+
+static void t_bound_plain(void)
+{
+	t_bound(CF_ENC_PLAIN);
+}
+
+static void t_bound_ss(void)
+{
+	t_bound(CF_ENC_SEMISORT);
+}
+
 /* ---- A filter that grows while readers look ---- */
 
 #define GROW_STABLE	1000
@@ -502,6 +745,12 @@ static const struct tap_case cases[] = {
 	  "key while one writer churns at high load", t_churn_tiny_ss },
 	{ "concurrency: semisort: tiny filter: state exact after the churn",
 	  t_final },
+	{ "concurrency: bound: plain: no lookup fails more than "
+	  "CF_READ_RETRIES_MAX tries under a writer that never pauses",
+	  t_bound_plain },
+	{ "concurrency: bound: semisort: no lookup fails more than "
+	  "CF_READ_RETRIES_MAX tries under a writer that never pauses",
+	  t_bound_ss },
 	{ "concurrency: a filter grows to 8 stages: readers never miss a "
 	  "stable key", t_grow },
 };
@@ -526,6 +775,8 @@ int main(int argc, char **argv)
 			g_readers = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seed"))
 			g_seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--ignore-waiters"))
+			cf_ignore_waiters = atoi(argv[++i]);
 #ifdef CF_STRESS
 		else if (!strcmp(argv[i], "--read-spins"))
 			g_read_spins = atoi(argv[++i]);
@@ -555,6 +806,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: %s [--seconds S] [--ops N] [--capacity C] "
 		"[--small-capacity C] [--readers R (1..%d)] [--seed N] "
+		"[--ignore-waiters 0|1] "
 		"[--read-spins N --write-spins N]\n", argv[0], MAX_READERS);
 	return 2;
 }
