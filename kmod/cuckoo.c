@@ -1167,8 +1167,13 @@ static __always_inline bool cf_probe_many(const struct cuckoo_filter *cf,
 	return hit;
 }
 
-static bool cf_probe_many_any(const struct cuckoo_filter *cf,
-			      const struct cf_hash *h, u32 n)
+/*
+ * Inline in both grouped lookups: left to itself, gcc stops inlining it
+ * once it has two callers, and a call per group is what a one-stage
+ * filter's lookup would pay for sharing it.
+ */
+static __always_inline bool cf_probe_many_any(const struct cuckoo_filter *cf,
+					      const struct cf_hash *h, u32 n)
 {
 	bool hit = false;
 	u32 k;
@@ -1219,28 +1224,20 @@ static cf_noinline cf_cold bool cf_contains_any_again(const struct cuckoo_filter
 	return hit;
 }
 
-/**
- * cf_contains_any - is any of n keys (maybe) present?  See cuckoo.h.
- * @cf:		the filter
- * @keys:	n keys of @len bytes each, back to back
- * @len:	bytes of a key
- * @n:		1..CF_ANY_MAX keys (more are not looked at)
- *
- * One sequence snapshot covers the probes; a miss (or in semi-sorted
- * buckets any answer) during a move is asked again, the group as one.
+/*
+ * The lookup of cf_contains_any() and cf_contains_any_hash() once their
+ * n <= CF_ANY_MAX keys are hashed.  One sequence snapshot covers the
+ * probes; a miss (or in semi-sorted buckets any answer) during a move is
+ * asked again, the group as one.  Inline in both, so that
+ * cf_contains_any(), the lookup of a filter of one stage, costs what it
+ * did before it was shared.
  */
-bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
-		     u32 len, u32 n)
+static __always_inline bool cf_contains_any_hashed(const struct cuckoo_filter *cf,
+						   const struct cf_hash *h, u32 n)
 {
-	struct cf_hash h[CF_ANY_MAX];
-	const u8 *p = keys;
 	bool hit;
-	u32 k, seq;
+	u32 seq;
 
-	if (n > CF_ANY_MAX)
-		n = CF_ANY_MAX;
-	for (k = 0; k < n; k++)
-		cf_hash_key(cf, p + (u64)k * len, len, &h[k]);
 	seq = CF_READ(cf->seq);
 	cf_rmb();
 	hit = cf_probe_many_any(cf, h, n);
@@ -1250,6 +1247,50 @@ bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
 	if (likely(!((seq & 1) | (CF_READ(cf->seq) ^ seq))))
 		return hit;
 	return cf_contains_any_again(cf, h, n);
+}
+
+/**
+ * cf_contains_any - is any of n keys (maybe) present?  See cuckoo.h.
+ * @cf:		the filter
+ * @keys:	n keys of @len bytes each, back to back
+ * @len:	bytes of a key
+ * @n:		1..CF_ANY_MAX keys (more are not looked at)
+ */
+bool cf_contains_any(const struct cuckoo_filter *cf, const void *keys,
+		     u32 len, u32 n)
+{
+	struct cf_hash h[CF_ANY_MAX];
+	const u8 *p = keys;
+	u32 k;
+
+	if (n > CF_ANY_MAX)
+		n = CF_ANY_MAX;
+	for (k = 0; k < n; k++)
+		cf_hash_key(cf, p + (u64)k * len, len, &h[k]);
+	return cf_contains_any_hashed(cf, h, n);
+}
+
+/**
+ * cf_contains_any_hash - cf_contains_any() of keys hashed by cf_key_hash()
+ * @cf:		the filter
+ * @kh:		the hashes of n keys
+ * @n:		1..CF_ANY_MAX keys (more are not looked at)
+ *
+ * The lookup of each stage of a filter that grew: its stages share a
+ * seed, so a packet's keys are hashed once for all of them, and each
+ * stage only derives its own buckets and fingerprints from the hashes.
+ */
+bool cf_contains_any_hash(const struct cuckoo_filter *cf,
+			  const struct cf_key_hash *kh, u32 n)
+{
+	struct cf_hash h[CF_ANY_MAX];
+	u32 k;
+
+	if (n > CF_ANY_MAX)
+		n = CF_ANY_MAX;
+	for (k = 0; k < n; k++)
+		cf_hash_set(cf, kh[k].c, kh[k].second, &h[k]);
+	return cf_contains_any_hashed(cf, h, n);
 }
 
 /*

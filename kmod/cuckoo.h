@@ -288,6 +288,8 @@ void cf_key_hash(const struct cuckoo_filter *cf, const void *key, u32 len,
 		 struct cf_key_hash *kh);
 bool cf_contains_hash(const struct cuckoo_filter *cf,
 		      const struct cf_key_hash *kh);
+bool cf_contains_any_hash(const struct cuckoo_filter *cf,
+			  const struct cf_key_hash *kh, u32 n);
 void cf_prefetch_hash(const struct cuckoo_filter *cf,
 		      const struct cf_key_hash *kh);
 int cf_add_hash(struct cuckoo_filter *cf, const struct cf_key_hash *kh);
