@@ -112,20 +112,44 @@ bool cf_stages_contains(const struct cf_stages *s, const void *key, u32 len)
 	return cf_stages_lookup(s, n, key, len);
 }
 
-/* cf_contains_any() of every stage: see cuckoo.h. */
-bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
-			    u32 len, u32 n)
+/*
+ * Several stages: the group's keys hashed once, then each stage asked for
+ * all of them, no branch on a stage's answer.
+ */
+static cf_noinline bool cf_stages_lookup_any(const struct cf_stages *s,
+					     u32 stages, const void *keys,
+					     u32 len, u32 n)
 {
-	u32 i, stages = CF_LOAD_ACQUIRE(s->n);
+	struct cf_key_hash kh[CF_ANY_MAX];
 	const struct cuckoo_filter *cf;
+	const u8 *p = keys;
 	bool hit = false;
+	u32 i, k;
 
+	if (n > CF_ANY_MAX)
+		n = CF_ANY_MAX;
+	for (k = 0; k < n; k++)
+		cf_key_hash(cf_stages_first(s), p + (u64)k * len, len, &kh[k]);
 	for (i = 0; i < stages; i++) {
 		cf = cf_stages_get(s, i);
 		if (likely(cf))
-			hit |= cf_contains_any(cf, keys, len, n);
+			hit |= cf_contains_any_hash(cf, kh, n);
 	}
 	return hit;
+}
+
+/*
+ * cf_contains_any() of every stage: see cuckoo.h.  One stage, the common
+ * case, costs what cf_contains_any() does.
+ */
+bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
+			    u32 len, u32 n)
+{
+	u32 stages = CF_LOAD_ACQUIRE(s->n);
+
+	if (likely(stages == 1))
+		return cf_contains_any(cf_stages_get(s, 0), keys, len, n);
+	return cf_stages_lookup_any(s, stages, keys, len, n);
 }
 
 #ifndef __KERNEL__
