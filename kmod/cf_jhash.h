@@ -79,6 +79,7 @@ static __always_inline u32 cf_jhash_pair(const void *key, u32 length,
 	const u8 *k = key;
 	u32 a, b, c;
 
+	cf_count_hashes(1);
 	a = JHASH_INITVAL + length + initval;
 	b = a;
 	c = a + initval2;
@@ -188,6 +189,7 @@ static __always_inline void cf_jhash_pair_many(const u8 *keys, u32 length,
 	u32 k, j, off, rest, x, y, z;
 	const u8 *p;
 
+	cf_count_hashes(n);
 	for (k = 0; k < n; k++) {
 		a[k] = JHASH_INITVAL + length + initval;
 		b[k] = a[k];

@@ -39,6 +39,9 @@ static inline bool cf_waiters_ignored(void)
 	return false;
 }
 #endif
+#ifdef CF_COUNT_HASHES
+unsigned long cf_hash_calls;
+#endif
 
 /*
  * Iterations (table words or buckets) of a whole-table loop between two

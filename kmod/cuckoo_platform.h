@@ -159,6 +159,9 @@ static inline void cf_atomic_dec(struct cf_atomic *a)
 /* A caller's bug the core survives: say so once. */
 #define CF_WARN_ON_ONCE(c)	WARN_ON_ONCE(c)
 
+/* Userspace tests count the jhash passes; the module does not. */
+#define cf_count_hashes(n)	do { } while (0)
+
 /*
  * Tables are charged to the caller's memory cgroup and may be large: a
  * failure is reported to the user as an error, not as a warning in the
@@ -257,6 +260,20 @@ static inline void cf_resched(void)
 }
 
 #define CF_WARN_ON_ONCE(c)	__builtin_expect(!!(c), 0)
+
+/*
+ * Tests built with CF_COUNT_HASHES count the jhash passes (cuckoo.c holds
+ * the counter), so that they can check that a lookup of several stages
+ * hashes each key once for all of them; every other build, the
+ * benchmarks' among them, pays nothing.
+ */
+#ifdef CF_COUNT_HASHES
+extern unsigned long cf_hash_calls;
+#define cf_count_hashes(n)	\
+	__atomic_fetch_add(&cf_hash_calls, (n), __ATOMIC_RELAXED)
+#else
+#define cf_count_hashes(n)	do { } while (0)
+#endif
 
 static inline void cf_cpu_relax(void)
 {

@@ -11,6 +11,11 @@
 #include "cuckoo_stages.h"
 #include "test_util.h"
 
+/* cf_hash_calls: tests/Makefile builds the core so. */
+#ifndef CF_COUNT_HASHES
+#error "build with -DCF_COUNT_HASHES: t_any_hashes_once counts jhash passes"
+#endif
+
 static u64 g_seed = SEED_DEFAULT;
 
 static const struct cf_grow GROW_16 = { true, 2, CF_STAGES_MAX };
@@ -434,6 +439,165 @@ out:
 	cf_stages_free(&s);
 }
 
+/*
+ * A filter of @nst stages from f = @f (semi-sorted if @enc), every stage
+ * full to its victim: stage k has 2^k * 150 capacity and f + k bits, as
+ * growth makes them.  Its keys, stage by stage, in @keys; how many.
+ */
+static u32 mk_victims(struct cf_stages *s, u32 nst, u8 f, u8 enc, u64 stream,
+		      u64 *keys, u32 max)
+{
+	struct cf_stats st;
+	u32 n = 0, k, at;
+	int err;
+
+	if (!CHECK(mk(s, 150, f, enc, &GROW_16), "f %u enc %u: no filter", f,
+		   enc))
+		return 0;
+	for (k = 0; k < nst; k++) {
+		/* Without an allocator the newest stage takes all it can. */
+		do {
+			keys[n] = test_key(stream, n);
+			err = cf_stages_add(s, &keys[n], 8, false, NULL, NULL,
+					    &at);
+		} while (!err && ++n < max);
+		cf_get_stats(s->stage[k], &st);
+		if (!CHECK(err == -ENOSPC && st.victim && s->n == k + 1,
+			   "f %u enc %u stage %u: %d, victim %d, %u keys", f,
+			   enc, k, err, st.victim, n) || k + 1 == nst)
+			break;
+		/* The newest is past its capacity: the next key grows it. */
+		keys[n] = test_key(stream, n);
+		if (!CHECK(!add(s, keys[n], false, &at) && at == k + 1,
+			   "f %u enc %u: no stage %u", f, enc, k + 1))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The per-stage lookup that cf_stages_contains_any() replaced: every
+ * stage's cf_contains_any(), each hashing the whole group.
+ */
+static bool any_per_stage(const struct cf_stages *s, const u64 *keys, u32 m)
+{
+	bool hit = false;
+	u32 i;
+
+	for (i = 0; i < s->n; i++)
+		hit |= cf_contains_any(s->stage[i], keys, 8, m);
+	return hit;
+}
+
+/*
+ * cf_stages_contains_any() of every group of 1 to CF_ANY_MAX + 1 keys of
+ * @q against cf_stages_contains() of its keys (of the first CF_ANY_MAX)
+ * and against any_per_stage(): how many differ from either.
+ */
+static u32 any_stages_check(const struct cf_stages *s, const u64 *q, u32 n)
+{
+	u32 i, j, m, bad = 0;
+	bool got, want;
+
+	for (m = 1; m <= CF_ANY_MAX + 1; m++) {
+		for (i = 0; i + m <= n; i++) {
+			got = cf_stages_contains_any(s, &q[i], 8, m);
+			want = false;
+			for (j = 0; j < m && j < CF_ANY_MAX; j++)
+				want |= has(s, q[i + j]);
+			bad += got != want || got != any_per_stage(s, &q[i], m);
+		}
+	}
+	return bad;
+}
+
+/*
+ * A grouped lookup hashed once for every stage answers as every stage's
+ * cf_contains_any() and as cf_stages_contains() of each key: filters of
+ * 1, 2 and 4 stages, plain and semi-sorted, first widths from the
+ * narrowest to one whose fourth stage is 32 bits, every stage's victim
+ * taken; present keys (of every stage, victims too) and absent mixed.
+ */
+static void t_any_stages(void)
+{
+	static const u8 fs[2][10] = {
+		{ 6, 8, 11, 12, 13, 15, 16, 17, 20, 29 },
+		{ 6, 9, 11, 12, 13, 14, 16, 17, 20, 29 },
+	};
+	static const u32 nsts[] = { 1, 2, 4 };
+	enum { MAX = 6000, Q = 1200 };
+	static u64 keys[MAX], q[Q];
+	struct cf_stages s = { 0 };
+	u32 e, fi, si, n, i, miss, bad;
+	u8 f, enc;
+
+	for (e = 0; e < 2; e++) {
+		enc = e ? CF_ENC_SEMISORT : CF_ENC_PLAIN;
+		for (fi = 0; fi < sizeof(fs[0]); fi++) {
+			f = fs[e][fi];
+			for (si = 0; si < sizeof(nsts) / sizeof(nsts[0]); si++) {
+				n = mk_victims(&s, nsts[si], f, enc,
+					       g_seed + 31 * f + si, keys, MAX);
+				REQUIRE(n && s.n == nsts[si], "no filter");
+				for (i = 0, miss = 0; i < n; i++)
+					miss += !has(&s, keys[i]);
+				for (i = 0; i < Q; i++)
+					q[i] = i % 2 ? keys[(i * 7919ULL) % n] :
+						       test_key(g_seed + 7, i);
+				bad = any_stages_check(&s, q, Q);
+				CHECK(!miss && !bad,
+				      "f %u enc %u, %u stages: %u keys missing, %u groups answered otherwise",
+				      f, enc, s.n, miss, bad);
+				cf_stages_free(&s);
+			}
+		}
+	}
+out:
+	cf_stages_free(&s);
+}
+
+/*
+ * A grouped lookup hashes each of its keys once however many stages it
+ * asks, where every stage's cf_contains_any() hashed them all again; a
+ * single lookup hashes its key once.  jhash passes as the CF_COUNT_HASHES
+ * build counts them, around each lookup.
+ */
+static void t_any_hashes_once(void)
+{
+	unsigned long before, any, per_stage, one;
+	struct cf_stages s = { 0 };
+	u64 keys[CF_ANY_MAX + 2], next = 0;
+	u32 k, m, want, at;
+
+	REQUIRE(mk(&s, 1000, 12, CF_ENC_PLAIN, &GROW_16), "no filter");
+	for (k = 0; k < CF_ANY_MAX + 2; k++)
+		keys[k] = test_key(13, ABSENT_BASE + k);
+	for (k = 1; k <= 4; k++) {
+		for (; s.n < k; next++)
+			REQUIRE(!add(&s, test_key(13, next), false, &at),
+				"add %llu", (unsigned long long)next);
+		for (m = 1; m <= CF_ANY_MAX + 2; m++) {
+			want = m < CF_ANY_MAX ? m : CF_ANY_MAX;
+			before = cf_hash_calls;
+			cf_stages_contains_any(&s, keys, 8, m);
+			any = cf_hash_calls - before;
+			before = cf_hash_calls;
+			any_per_stage(&s, keys, m);
+			per_stage = cf_hash_calls - before;
+			CHECK(any == want && per_stage == k * want,
+			      "%u stages, %u keys: %lu jhash passes (each stage's cf_contains_any(): %lu), want %u",
+			      k, m, any, per_stage, want);
+		}
+		before = cf_hash_calls;
+		has(&s, keys[0]);
+		one = cf_hash_calls - before;
+		CHECK(one == 1, "%u stages: %lu passes for one key", k, one);
+	}
+out:
+	cf_stages_free(&s);
+}
+
 static void t_grow_error(void)
 {
 	struct cf_grow g = { true, 1, 8 };
@@ -471,6 +635,10 @@ static const struct tap_case cases[] = {
 	{ "stages: unique adds ask every stage", t_unique_across_stages },
 	{ "stages: flush back to one stage", t_flush },
 	{ "stages: batched lookups agree", t_batch_agrees },
+	{ "stages: grouped lookups agree with each stage's, victims too",
+	  t_any_stages },
+	{ "stages: a grouped lookup hashes each key once for all stages",
+	  t_any_hashes_once },
 	{ "stages: growth settings checked", t_grow_error },
 };
 
