@@ -1654,29 +1654,42 @@ out:
 
 /*
  * cf_contains_any() over every group of m = 1..CF_ANY_MAX consecutive keys
- * starting at each key: the OR of cf_contains() of the group.
+ * starting at each key: the OR of cf_contains() of the group.  The same
+ * for cf_contains_any_hash() of the group's cf_key_hash(), and for groups
+ * of more than CF_ANY_MAX, of which both look at the first CF_ANY_MAX.
  */
 static void any_check(const struct cuckoo_filter *cf, const u8 *keys,
 		      u32 len, u32 n)
 {
-	u32 i, j, m, bad = 0, fi = 0, fm = 0;
+	u32 i, j, m, bad = 0, fi = 0, fm = 0, hbad = 0, hi = 0, hm = 0;
+	struct cf_key_hash kh[CF_ANY_MAX + 2];
 
-	for (m = 1; m <= CF_ANY_MAX; m++) {
+	for (m = 1; m <= CF_ANY_MAX + 2; m++) {
 		for (i = 0; i + m <= n && i < 600; i++) {
+			const u8 *at = keys + (u64)i * len;
 			bool want = false;
 
-			for (j = 0; j < m; j++)
-				want |= cf_contains(cf, keys + (u64)(i + j) * len,
-						    len);
-			if (cf_contains_any(cf, keys + (u64)i * len, len, m) !=
-			    want && !bad++) {
+			for (j = 0; j < m; j++) {
+				if (j < CF_ANY_MAX)
+					want |= cf_contains(cf, at + (u64)j * len,
+							    len);
+				cf_key_hash(cf, at + (u64)j * len, len, &kh[j]);
+			}
+			if (cf_contains_any(cf, at, len, m) != want && !bad++) {
 				fi = i;
 				fm = m;
+			}
+			if (cf_contains_any_hash(cf, kh, m) != want &&
+			    !hbad++) {
+				hi = i;
+				hm = m;
 			}
 		}
 	}
 	CHECK(!bad, "key_len %u: cf_contains_any differs from cf_contains %u times, first at %u (%u keys)",
 	      len, bad, fi, fm);
+	CHECK(!hbad, "key_len %u: cf_contains_any_hash differs from cf_contains %u times, first at %u (%u keys)",
+	      len, hbad, hi, hm);
 }
 
 static void batch_check(const struct cuckoo_filter *cf, const u8 *keys,
@@ -1804,9 +1817,10 @@ out:
 }
 
 /*
- * cf_contains_any() against cf_contains() at every fingerprint width of
- * b = 4 (semi-sorted in the semisort variant: its probes of one-word
- * buckets go their own way for f <= 17), in a filter full to its victim.
+ * cf_contains_any() and cf_contains_any_hash() against cf_contains() at
+ * every fingerprint width of b = 4 (semi-sorted in the semisort variant:
+ * its probes of one-word buckets go their own way for f <= 17), in a
+ * filter full to its victim.
  */
 static void t_any_widths(void)
 {
@@ -1820,8 +1834,9 @@ static void t_any_widths(void)
 		cf = mkfilter(600, f, 4, 2600 + f);
 		REQUIRE(cf, "no filter");
 		fill_to_victim(cf, s, &next);
+		/* Present keys from the last added, the victim, down. */
 		for (i = 0; i < 700; i++)
-			keys[i] = i % 2 ? test_key(s, i % next) :
+			keys[i] = i % 2 ? test_key(s, next - 1 - i / 2 % next) :
 					  test_key(s, ABSENT_BASE + i);
 		any_check(cf, (u8 *)keys, 8, 700);
 		cf_free(cf);
