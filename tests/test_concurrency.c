@@ -9,8 +9,10 @@
  * need long displacement chains, then deletes them again down to a low
  * mark (each delete also tries to take the victim back), and so on.
  * Meanwhile reader threads look up stable keys with cf_contains() and
- * cf_contains_batch(): every stable key is present for the whole of every
- * lookup, so a single negative is a failure.
+ * cf_contains_batch(), and each in a group of absent keys with
+ * cf_contains_any() and cf_contains_any_hash(): every stable key is
+ * present for the whole of every lookup, so a single negative is a
+ * failure.
  *
  * Two scenarios run one after the other: a large filter (1M items, churn
  * of 256k keys) and a small one (10k items), in which each move touches a
@@ -85,6 +87,7 @@ struct writer_stats {
 
 struct reader_stats {
 	u64 lookups, batches, negatives, batch_negatives, count_low;
+	u64 any_negatives;
 	u64 first_bad;
 	unsigned int id;
 };
@@ -177,6 +180,28 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/*
+ * A stable key among CF_ANY_MAX - 1 absent ones (churn keys past the
+ * churn set, never added), by cf_contains_any() and by
+ * cf_contains_any_hash() of their hashes: a group that misses is a
+ * grouped lookup that overlapped a move and did not look again.
+ */
+static u64 reader_any(struct rng *r, u64 stable)
+{
+	struct cf_key_hash kh[CF_ANY_MAX];
+	u64 keys[CF_ANY_MAX];
+	u32 i, at = (u32)rng_below(r, CF_ANY_MAX);
+
+	for (i = 0; i < CF_ANY_MAX; i++) {
+		keys[i] = i == at ? stable :
+			  test_key(g_churn_stream,
+				   CHURN_SET + rng_below(r, 1u << 30));
+		cf_key_hash(g_cf, &keys[i], 8, &kh[i]);
+	}
+	return !cf_contains_any(g_cf, keys, 8, CF_ANY_MAX) +
+	       !cf_contains_any_hash(g_cf, kh, CF_ANY_MAX);
+}
+
 static void *reader(void *arg)
 {
 	struct reader_stats *rs = arg;
@@ -205,6 +230,7 @@ static void *reader(void *arg)
 			rs->batch_negatives += !hits[i];
 		rs->batch_negatives += got < BATCH;
 		rs->batches++;
+		rs->any_negatives += reader_any(&r, g_stable[rng_below(&r, n)]);
 		/* The getters too: count never drops below the stable set. */
 		if (!(rs->batches & 255) && cf_count(g_cf) < g_nstable)
 			rs->count_low++;
@@ -257,7 +283,7 @@ static void t_churn(void)
 {
 	pthread_t w, rd[MAX_READERS];
 	struct writer_stats *ws = &g_ws;
-	u64 lookups = 0, neg = 0, bneg = 0, low = 0, batches = 0;
+	u64 lookups = 0, neg = 0, bneg = 0, low = 0, batches = 0, aneg = 0;
 	struct cf_stats st;
 	unsigned int i;
 
@@ -277,6 +303,7 @@ static void t_churn(void)
 		batches += g_rs[i].batches;
 		neg += g_rs[i].negatives;
 		bneg += g_rs[i].batch_negatives;
+		aneg += g_rs[i].any_negatives;
 		low += g_rs[i].count_low;
 		if (g_rs[i].negatives)
 			diag("reader %u: first negative for stable key %llu",
@@ -290,15 +317,18 @@ static void t_churn(void)
 	     (unsigned long long)ws->victims, (unsigned long long)ws->enospc,
 	     (unsigned long long)ws->cycles,
 	     (double)ws->peak_count / st.slots);
-	diag("readers: %u threads, %llu single lookups, %llu batches of %u: "
-	     "%llu negatives, %llu batch negatives", g_readers,
-	     (unsigned long long)lookups, (unsigned long long)batches, BATCH,
-	     (unsigned long long)neg, (unsigned long long)bneg);
+	diag("readers: %u threads, %llu single lookups, %llu batches of %u "
+	     "and pairs of groups: %llu negatives, %llu batch negatives, "
+	     "%llu group negatives", g_readers, (unsigned long long)lookups,
+	     (unsigned long long)batches, BATCH, (unsigned long long)neg,
+	     (unsigned long long)bneg, (unsigned long long)aneg);
 	CHECK(ws->ops < ~0ULL - 1, "writer: an add or delete failed");
 	CHECK(neg == 0, "%llu stable keys missed by cf_contains",
 	      (unsigned long long)neg);
 	CHECK(bneg == 0, "%llu stable keys missed by cf_contains_batch",
 	      (unsigned long long)bneg);
+	CHECK(aneg == 0, "%llu groups of a stable key missed by "
+	      "cf_contains_any(_hash)", (unsigned long long)aneg);
 	CHECK(low == 0, "cf_count below the stable set %llu times",
 	      (unsigned long long)low);
 	CHECK(ws->victims > 0 && ws->cycles > 0, "the writer never filled "
