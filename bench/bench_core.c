@@ -29,6 +29,12 @@
  *             of alternating order, and the ratio round by round (-g)
  *   grow      a filter of capacity 1,000 fed 1M keys: stages, bits per
  *             item, false-positive rate over 1M absent keys (-g)
+ *   px        a packet's prefix lookup (px.h: 1 + P keys in groups of
+ *             CF_ANY_MAX) in filters of 1 and 3 stages, P = 4 and 24, 0%
+ *             and 100% matching: packets/s hashed once for all stages
+ *             and by cf_contains_any() of each stage, median and range
+ *             over rounds of alternating order, and the ratio round by
+ *             round (-p only)
  *   ref       the paper authors' reference implementation on this machine
  *   target    whether each of the project's targets is met
  *
@@ -57,6 +63,7 @@
 #include "cuckoo.h"
 #include "mix64.h"
 #include "cuckoo_stages.h"
+#include "px.h"
 #include <linux/nf_cuckoo.h>
 
 #ifdef __clang__
@@ -1429,6 +1436,132 @@ static void bench_stages(size_t n)
 	human("\n");
 }
 
+/* ---- Prefix lookups of filters that grew (px.h) ---- */
+
+static int px_only;
+/* Keys looked up (1 + P a packet, at most) per timed pass. */
+static u64 px_ops = 2u << 20;
+#define PX_PACKETS	65536
+
+/* Packets of a timed chunk: each chunk is timed for both lookups. */
+#define PX_CHUNK	1024
+
+/*
+ * One round: px_ops keys' worth of packets looked up by both lookups in
+ * chunks, alternating which goes first, so that both see the same load
+ * of a shared machine.  Mpackets/s of each ([0] per stage, [1] once);
+ * the median over the chunks of the ratio of their times, per stage /
+ * once, which a chunk that another process preempted does not move.
+ */
+static double px_round(const struct cf_stages *s,
+		       const struct nf_cuckoo_flow_key *q, u32 p, int r,
+		       double mpps[2])
+{
+	u64 packets = px_ops / (1 + p), h[2] = { 0, 0 }, i, j, m;
+	double dt[2] = { 0, 0 }, t0, t[2], *ratio;
+	int c, o, e;
+
+	ratio = xmalloc((packets / PX_CHUNK + 1) * sizeof(*ratio));
+	for (i = 0, c = 0; i < packets; i += m, c++) {
+		m = packets - i < PX_CHUNK ? packets - i : PX_CHUNK;
+		for (o = 0; o < 2; o++) {
+			e = (r + c + o) & 1;
+			t0 = now();
+			for (j = i; j < i + m; j++)
+				h[e] += px_lookup(s, &q[j % PX_PACKETS], p, !e);
+			t[e] = now() - t0;
+			dt[e] += t[e];
+		}
+		ratio[c] = t[0] / t[1];
+	}
+	if (h[0] != h[1]) {
+		human("px: the two lookups disagree: %llu, %llu hits\n",
+		      (unsigned long long)h[0], (unsigned long long)h[1]);
+		exit(1);
+	}
+	sink += h[0];
+	for (e = 0; e < 2; e++)
+		mpps[e] = packets / dt[e] / 1e6;
+	t0 = median(ratio, c);
+	free(ratio);
+	return t0;
+}
+
+/*
+ * n prefix entries over p combinations in a filter grown to @stages:
+ * packets looked up hashing each group once (cf_stages_contains_any())
+ * and by cf_contains_any() of each stage (the module before).  Ratio:
+ * the speed of once over that of per stage, each round's.
+ */
+static void bench_px_one(size_t n, u32 stages, u32 p)
+{
+	int rounds = reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps;
+	static const double mix[2] = { 0.0, 1.0 };
+	double v[2][2][SS_MAX_ROUNDS];	/* [mix][per stage, once][round] */
+	double ratio[2][SS_MAX_ROUNDS], mpps[2];
+	struct nf_cuckoo_flow_key *q[2];
+	u8 f = semisort ? 13 : 12;
+	struct cf_stages s;
+	int r, mi, e;
+	u64 i;
+
+	if (px_fill(&s, n, p, stages, f,
+		    semisort ? CF_ENC_SEMISORT : CF_ENC_PLAIN)) {
+		human("px: %zu entries, P = %u: not %u stages\n", n, p, stages);
+		exit(1);
+	}
+	for (mi = 0; mi < 2; mi++) {
+		q[mi] = xmalloc(PX_PACKETS * sizeof(*q[mi]));
+		for (i = 0; i < PX_PACKETS; i++)
+			px_packet(mix[mi] > 0 ? 0 : 1, rng_below(n), &q[mi][i]);
+	}
+	for (r = 0; r < rounds; r++)
+		for (mi = 0; mi < 2; mi++) {
+			ratio[mi][r] = px_round(&s, q[mi], p, r, mpps);
+			for (e = 0; e < 2; e++)
+				v[mi][e][r] = mpps[e];
+		}
+	for (mi = 0; mi < 2; mi++) {
+		struct pair_stats ps;
+
+		pair_stats(v[mi], ratio[mi], rounds, &ps);
+		json("\"op\":\"px\",\"keys\":\"ipv4\",\"n\":%zu,\"f\":%u,"
+		     "\"semisort\":%d,\"stages\":%u,\"p\":%u,"
+		     "\"positive\":%.1f,\"per_stage_mpps\":%.3f,"
+		     "\"per_stage_min\":%.3f,\"per_stage_max\":%.3f,"
+		     "\"once_mpps\":%.3f,\"once_min\":%.3f,\"once_max\":%.3f,"
+		     "\"ratio\":%.3f,\"ratio_min\":%.3f,\"ratio_max\":%.3f,"
+		     "\"rounds\":%d", n, f, semisort, stages, p, mix[mi],
+		     ps.med[0], ps.lo[0], ps.hi[0], ps.med[1], ps.lo[1],
+		     ps.hi[1], ps.rmed, ps.rlo, ps.rhi, rounds);
+		human("  %u stage%s P = %2u %4.0f%%  per stage %6.3f (%.3f-%.3f)  "
+		      "once %6.3f (%.3f-%.3f)  %.3fx (%.3f-%.3f)\n", stages,
+		      stages > 1 ? "s" : " ", p, mix[mi] * 100, ps.med[0],
+		      ps.lo[0], ps.hi[0], ps.med[1], ps.lo[1], ps.hi[1],
+		      ps.rmed, ps.rlo, ps.rhi);
+	}
+	cf_stages_free(&s);
+	free(q[0]);
+	free(q[1]);
+}
+
+static void bench_px(size_t n)
+{
+	static const u32 stages[] = { 1, 3 }, ps[] = { 4, 24 };
+	unsigned int i, j;
+
+	human("== %zu IPv4 prefix entries, f = %u%s: a packet's 1 + P keys in "
+	      "groups of %u, M packets/s,\n   cf_contains_any() of each "
+	      "stage against hashed once for all (ratio: once / per stage, "
+	      "median (min-max) of %d rounds) ==\n", n, semisort ? 13 : 12,
+	      semisort ? " semi-sorted" : "", CF_ANY_MAX,
+	      reps < 2 ? 2 : reps > SS_MAX_ROUNDS ? SS_MAX_ROUNDS : reps);
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+		for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++)
+			bench_px_one(n, stages[i], ps[j]);
+	human("\n");
+}
+
 /* The semi-sorted part: space and FPR, then the sizes asked for. */
 static void bench_semisort(int small, int big)
 {
@@ -1446,7 +1579,7 @@ static void bench_semisort(int small, int big)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s] [-z|-Z] [-g|-G]\n"
+		"usage: bench_core [-q] [-r reps] [-B batch] [-c cpu] [-k u64,ipv4,ipv6] [-n 1M,16M] [-N keys] [-f 12,16] [-S] [-s] [-z|-Z] [-g|-G] [-p]\n"
 		"  -q  quick: 1M u64 keys only, 2 repetitions, short chains\n"
 		"  -r  repetitions per figure (median reported), default 3\n"
 		"  -B  batch size for the batched lookup rows, default 64\n"
@@ -1464,7 +1597,12 @@ static void usage(void)
 		"  -g  only filters that grow: capacity 1000 fed 1M keys, and\n"
 		"      1, 2, 4, 8 stages against one of the same capacity (1M\n"
 		"      keys, or -N), in alternating rounds (-r, at least 2)\n"
-		"  -G  without that part\n");
+		"  -G  without that part\n"
+		"  -p  only prefix lookups: a packet's 1 + P keys (P = 4, 24)\n"
+		"      in filters of 1 and 3 stages of 1M prefix entries (or\n"
+		"      -N), hashed once for all stages against each stage's\n"
+		"      cf_contains_any(), in alternating rounds (-r, at least\n"
+		"      2); -s: semi-sorted, f = 13\n");
 	exit(2);
 }
 
@@ -1473,7 +1611,7 @@ int main(int argc, char **argv)
 	int opt, do_v4 = 1, do_v6 = 1, do_u64 = 1, do_1m = 1, do_16m = 1;
 	double worst;
 
-	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:SszZgGh")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:B:c:k:n:N:f:SszZgGph")) != -1) {
 		switch (opt) {
 		case 'q':
 			quick = 1;
@@ -1528,6 +1666,9 @@ int main(int argc, char **argv)
 		case 'G':
 			no_stages = 1;
 			break;
+		case 'p':
+			px_only = 1;
+			break;
 		case 'N':
 			custom_n = strtoull(optarg, NULL, 0);
 			if (custom_n < 1024)
@@ -1544,6 +1685,7 @@ int main(int argc, char **argv)
 		lookup_min_ops = 4u << 20;
 		chain_ops = 1u << 20;
 		chain_pool = 1u << 16;
+		px_ops = 512u << 10;
 	}
 	hitbuf = xmalloc(4096);
 	print_env();
@@ -1553,6 +1695,10 @@ int main(int argc, char **argv)
 	}
 	if (stages_only) {
 		bench_stages(custom_n ? custom_n : 1u << 20);
+		goto done;
+	}
+	if (px_only) {
+		bench_px(custom_n ? custom_n : 1u << 20);
 		goto done;
 	}
 	worst = bench_space();
