@@ -121,7 +121,7 @@ static inline int px_fill(struct cf_stages *s, u64 n, u32 p, u32 stages,
 
 	if (!p || p > PX_MAX || cf_create(&cf, &cp))
 		return -1;
-	cf_stages_init(s, cf, &g);
+	cf_stages_init(s, cf, &g, NULL);
 	for (i = 0; i < n; i++) {
 		px_packet(0, i, &k);
 		px_mask(&k, px_len(i % p));
