@@ -11,17 +11,18 @@
 # must mean that the listener read too slowly, nothing else).
 #
 # A filter keyed on src, capacity 100 factor 2 stages 8; `cfctl monitor
-# -j` listens.  For NFC_MONFLUSH_SECONDS (default 5) one process adds the
-# same 3000 sources again and again (nfc_nl.py addloop: from one stage,
-# 4 STAGE events and a LOAD_HIGH one, the fifth stage 1500 of 1600
-# full), while two others flush the filter every 2 ms, each from its own
-# socket (nfc_nl.py flushloop).  Pass: all three ran without an error;
-# the monitor printed STAGE and LOAD_HIGH events (the race ran), no
-# "lost" line, and every STAGE and LOAD_HIGH event carries its stage's
-# description, consistent with its index (capacity 100 * 2^index,
-# fingerprint 12 + index bits); the kernel log has no WARNING.  The
-# unfixed module warns once (WARN_ON_ONCE in nfcf_event_end()) and loses
-# an event number in about every other add.  TAP output.
+# -j` listens (a buffer of 32 MiB).  For NFC_MONFLUSH_SECONDS (default 5)
+# one process adds the same 3000 sources again and again (nfc_nl.py
+# addloop: from one stage, 4 STAGE events and a LOAD_HIGH one, the fifth
+# stage 1500 of 1600 full), while two others flush the filter every 2
+# ms, each from its own socket (nfc_nl.py flushloop).  Pass: all three
+# ran without an error; the monitor printed STAGE and LOAD_HIGH events
+# (the race ran), no "lost" line, and every STAGE and LOAD_HIGH event
+# carries its stage's description, consistent with its index (capacity
+# 100 * 2^index, fingerprint 12 + index bits); the kernel log has no
+# WARNING.  The unfixed module warns once (WARN_ON_ONCE in
+# nfcf_event_end()) and loses an event number in about every other add.
+# TAP output.
 
 . "$(dirname "$0")/lib.sh"
 require_env
@@ -48,7 +49,8 @@ trap cleanup EXIT
 plan 6
 kmsg_mark
 
-"$CFCTL" monitor -j >"$TMP/mon" 2>"$TMP/mon.err" &
+# A buffer of 32 MiB: thousands of events a second must not overrun it.
+"$CFCTL" monitor -j rcvbuf 33554432 >"$TMP/mon" 2>"$TMP/mon.err" &
 MON=$!
 PIDS+=("$MON")
 # joined: make probe events until the monitor shows one (30 s at most).
