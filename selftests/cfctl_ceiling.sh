@@ -56,26 +56,12 @@ CEIL=64
 # 24M entries of 12-bit fingerprints, buckets of 4: a 36 MiB table; two
 # do not fit under 64 MiB.
 CAP=24M
-used() {
-	cat $P/mem_used_bytes 2>/dev/null || echo none
-}
-# wait_used BYTES: until mem_used_bytes is BYTES (10 s at most): a
-# namespace's filters go when the kernel gets round to freeing it.
-wait_used() {
-	local _
-
-	for _ in $(seq 100); do
-		[ "$(used)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # --- 16 at once, rootless, under the namespace's ceiling ---
 
 echo $CEIL >$P/netns_mem_max_mb
 [ -n "$OLD_MAX" ] && echo 0 >$P/mem_max_mb
-base=$(used)
+base=$(mem_used)
 cat >"$TMP/par.sh" <<EOF
 for i in \$(seq 0 15); do
 	( "$CFCTL" create f\$((i % 8)) capacity $CAP >"$TMP/out.\$i" 2>&1
@@ -123,14 +109,14 @@ held=$(( $(cat "$TMP/used" 2>/dev/null || echo 0) - ${base/none/0} ))
 [ $held -ge $((35 * MiB)) ] && [ $held -le $((37 * MiB)) ] &&
 	ok "mem_used_bytes counted the filter that was made ($held bytes)" ||
 	not_ok "mem_used_bytes counted the filter that was made ($held bytes)"
-wait_used "$base" && ok "... and nothing once its namespace is gone" ||
-	not_ok "... and nothing once its namespace is gone" "$(used), was $base"
+wait_mem_used "$base" && ok "... and nothing once its namespace is gone" ||
+	not_ok "... and nothing once its namespace is gone" "$(mem_used), was $base"
 
 # --- the module-wide ceiling, across two namespaces ---
 
 [ -n "$OLD_MAX" ] || bail "no module-wide ceiling to test"
 echo $CEIL >$P/mem_max_mb
-base=$(used)
+base=$(mem_used)
 check "one namespace makes a 36 MiB filter under a module-wide ceiling of $CEIL MiB" \
 	"$CFCTL" create a family ip key src capacity $CAP
 "$CFCTL" add a src 10.0.0.1 >/dev/null
@@ -148,10 +134,10 @@ expect "... as an unprivileged user in a namespace of its own, too" 3 "$MSG" \
 "$CFCTL" destroy a
 check "once the first filter is gone, the other namespace restores its copy" \
 	unshare --net bash -c "'$CFCTL' restore -f '$TMP/b.save' && '$CFCTL' list -n | grep -qx b"
-wait_used "$base" || diag "mem_used_bytes $(used), not back to $base"
+wait_mem_used "$base" || diag "mem_used_bytes $(mem_used), not back to $base"
 check "... and the first namespace can make it again" "$CFCTL" create a capacity $CAP
 "$CFCTL" destroy a
-[ "$(used)" = "$base" ] && ok "mem_used_bytes is back where it was" ||
-	not_ok "mem_used_bytes is back where it was" "$(used), was $base"
+[ "$(mem_used)" = "$base" ] && ok "mem_used_bytes is back where it was" ||
+	not_ok "mem_used_bytes is back where it was" "$(mem_used), was $base"
 
 finish

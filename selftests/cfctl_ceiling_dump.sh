@@ -76,23 +76,10 @@ grep -qw memory $CG/cgroup.subtree_control ||
 mkdir "$MCGA" "$MCGB" || bail "cannot create the cgroups"
 [ -r "$MCGA/memory.peak" ] || bail "no memory.peak in $MCGA"
 
-used() {
-	cat $P/mem_used_bytes
-}
-# wait_used BYTES: until mem_used_bytes is BYTES (15 s at most).
-wait_used() {
-	local _
-
-	for _ in $(seq 150); do
-		[ "$(used)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 echo $CEIL >$P/netns_mem_max_mb
 [ -n "$OLD_MAX" ] && echo 0 >$P/mem_max_mb
-base=$(used)
+base=$(mem_used)
 
 # The namespace: a process of nobody's in a user and network namespace
 # of its own, that the commands below enter.
@@ -129,7 +116,7 @@ fails=$(in_cg "$MCGB" bash -c '
 	not_ok "$N x {create x of $TABLE MiB; destroy x} under a $CEIL MiB ceiling, no dump: every create succeeds" \
 		"$fails"
 diag "their memory.peak: $(( $(cat "$MCGB/memory.peak") / MiB )) MiB"
-wait_used "$base" || diag "mem_used_bytes $(used), not back to $base"
+wait_mem_used "$base" || diag "mem_used_bytes $(mem_used), not back to $base"
 
 # --- SAVE dumps left unread ---
 mkfifo "$TMP/pin.in" "$TMP/pin.out"
@@ -166,7 +153,7 @@ for i in $(seq $N); do
 	fi
 	[ $i = 2 ] && second="status $RC: $OUT"
 done
-held=$(( $(used) - base ))
+held=$(( $(mem_used) - base ))
 peak=$(cat "$MCGA/memory.peak")
 diag "$made made and pinned by their dumps, $quota refused; mem_used_bytes counts $((held / MiB)) MiB; memory.peak $((peak / MiB)) MiB"
 [ "$first" = "made, pinned x, destroyed (status 0)" ] &&
@@ -204,8 +191,8 @@ else
 		"status $RC: $OUT"
 fi
 ns "$CFCTL" destroy x >/dev/null 2>&1
-wait_used "$base" && ok "... and once it is destroyed, mem_used_bytes is back where it was" ||
+wait_mem_used "$base" && ok "... and once it is destroyed, mem_used_bytes is back where it was" ||
 	not_ok "... and once it is destroyed, mem_used_bytes is back where it was" \
-		"$(used), was $base"
+		"$(mem_used), was $base"
 
 finish

@@ -141,3 +141,21 @@ now() {
 elapsed() {
 	awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'
 }
+
+# mem_used: the module's mem_used_bytes, "none" where it has none.
+mem_used() {
+	cat /sys/module/nf_cuckoo/parameters/mem_used_bytes 2>/dev/null ||
+		echo none
+}
+
+# wait_mem_used BYTES: until mem_used_bytes is BYTES (15 s at most): what a
+# destroy, or a namespace going, lets go is uncharged when it is freed.
+wait_mem_used() {
+	local _
+
+	for _ in $(seq 150); do
+		[ "$(mem_used)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
