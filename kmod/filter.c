@@ -69,6 +69,15 @@ static u64 nfcf_filter_charged(const struct nfcf_filter *f)
 	return f->charged && f->ceiling ? f->charge : 0;
 }
 
+/* Freed: give @bytes back to @ceiling (NULL: none was charged). */
+static void nfcf_uncharge_freed(struct nfcf_ceiling *ceiling, u64 bytes)
+{
+	if (!ceiling || !bytes)
+		return;
+	ceiling->uncharge(ceiling, bytes);
+	atomic64_sub(bytes, &nfcf_freeing);
+}
+
 /*
  * After a grace period: free the filter, then give its memory back to
  * the ceilings, so that they never count less than is allocated (a save
@@ -86,10 +95,7 @@ static void nfcf_filter_free_rcu(struct rcu_head *head)
 	kfree(rcu_dereference_protected(f->conf, true));
 	mutex_destroy(&f->lock);
 	kfree(f);
-	if (bytes) {
-		ceiling->uncharge(ceiling, bytes);
-		atomic64_sub(bytes, &nfcf_freeing);
-	}
+	nfcf_uncharge_freed(ceiling, bytes);
 }
 
 /**
@@ -457,8 +463,6 @@ static int nfcf_filter_new_stage(void *ctx, const struct cf_params *p,
 	if (!f->ceiling)
 		return -EDQUOT;
 	err = f->ceiling->charge(f->ceiling, bytes, &f->ceiling_hit);
-	if (err == -EDQUOT && nfcf_filter_wait_frees())
-		err = f->ceiling->charge(f->ceiling, bytes, &f->ceiling_hit);
 	if (err)
 		return err;
 	err = cf_create(out, p);
@@ -680,10 +684,7 @@ static void nfcf_stages_gone_free(struct nfcf_stages_gone *g)
 
 	for (i = 0; i < g->n; i++)
 		cf_free(g->stage[i]);
-	if (g->ceiling && g->bytes) {
-		g->ceiling->uncharge(g->ceiling, g->bytes);
-		atomic64_sub(g->bytes, &nfcf_freeing);
-	}
+	nfcf_uncharge_freed(g->ceiling, g->bytes);
 	kfree(g);
 }
 

@@ -117,7 +117,8 @@ enum nfcf_ceiling_hit {
  *	namespace's memory ceilings (netns.c), without the filter knowing
  *	namespaces
  * @charge:	take @bytes more, or -EDQUOT with the enum nfcf_ceiling_hit
- *		in *@which; does not sleep
+ *		in *@which; may sleep: before refusing, it waits for the
+ *		frees pending a grace period (nfcf_filter_wait_frees())
  * @uncharge:	give @bytes back; from an RCU callback too (softirq)
  */
 struct nfcf_ceiling {

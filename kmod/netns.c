@@ -167,11 +167,25 @@ static void nfcf_net_uncharge_bytes(struct nfcf_net *nn, u64 bytes)
 	nfcf_mem_uncharge(bytes);
 }
 
+/*
+ * nfcf_net_charge(), but what a DEL or a FLUSH just let go is still
+ * charged until it is freed: wait for those frees before refusing, so
+ * that a DEL then a NEW of the same size succeeds.  May sleep.
+ */
+static int nfcf_net_charge_wait(struct nfcf_net *nn, u64 bytes, u8 *which)
+{
+	int err = nfcf_net_charge(nn, bytes, which);
+
+	if (err == -EDQUOT && nfcf_filter_wait_frees())
+		err = nfcf_net_charge(nn, bytes, which);
+	return err;
+}
+
 /* A filter's new stage, charged under the filter's lock. */
 static int nfcf_ceiling_charge(struct nfcf_ceiling *c, u64 bytes, u8 *which)
 {
-	return nfcf_net_charge(container_of(c, struct nfcf_net, ceiling),
-			       bytes, which);
+	return nfcf_net_charge_wait(container_of(c, struct nfcf_net, ceiling),
+				    bytes, which);
 }
 
 static void nfcf_ceiling_uncharge(struct nfcf_ceiling *c, u64 bytes)
@@ -208,10 +222,7 @@ int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 				   "a filter of that name exists in this network namespace");
 		err = -EEXIST;
 	} else {
-		err = nfcf_net_charge(nn, f->charge, &which);
-		/* What was just removed is charged until it is freed. */
-		if (err == -EDQUOT && nfcf_filter_wait_frees())
-			err = nfcf_net_charge(nn, f->charge, &which);
+		err = nfcf_net_charge_wait(nn, f->charge, &which);
 		if (err) {
 			nfcf_ceiling_errmsg(which, extack);
 		} else {
