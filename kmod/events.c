@@ -30,7 +30,10 @@ const struct genl_multicast_group nfcf_mcgrps[NFCF_MCGRP_COUNT] = {
 	},
 };
 
-/* EVENT, NAME, EVENT_COUNT or STAGE_INDEX and one STAGE nest, at most. */
+/*
+ * EVENT, NAME, EVENT_COUNT or STAGE_INDEX and one STAGE nest, at most
+ * (more than a SWAP event's NAME and NAME2).
+ */
 #define NFCF_EVENT_SIZE	(nla_total_size(sizeof(u8)) +			\
 			 nla_total_size(NF_CUCKOO_NAME_MAXLEN) +	\
 			 nla_total_size(sizeof(u32)) + NFCF_STAGE_SIZE)
@@ -93,16 +96,36 @@ static void nfcf_event_named(struct net *net, struct nfcf_filter *f, u8 event,
 			     u32 count, u8 stage,
 			     const struct nfcf_stage_info *si)
 {
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	struct sk_buff *skb;
 	void *hdr = NULL;
 	int err = 0;
 
+	nfcf_filter_name(f, name);
 	skb = nfcf_event_start(net, event, NFCF_EVENT_SIZE, &hdr);
 	if (skb)
-		err = nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
+		err = nla_put_string(skb, NF_CUCKOO_A_NAME, name) ||
 		      (count && nla_put_u32(skb, NF_CUCKOO_A_EVENT_COUNT, count)) ||
 		      (si && (nla_put_u8(skb, NF_CUCKOO_A_STAGE_INDEX, stage) ||
 			      nfcf_nl_put_stage(skb, si)));
+	nfcf_event_end(net, skb, hdr, err);
+}
+
+/**
+ * nfcf_event_swap - two filters exchanged their names
+ * @net:	their namespace
+ * @names:	the names, as the SWAP request gave them
+ */
+void nfcf_event_swap(struct net *net, const char *const names[2])
+{
+	struct sk_buff *skb;
+	void *hdr = NULL;
+	int err = 0;
+
+	skb = nfcf_event_start(net, NF_CUCKOO_EVENT_SWAP, NFCF_EVENT_SIZE, &hdr);
+	if (skb)
+		err = nla_put_string(skb, NF_CUCKOO_A_NAME, names[0]) ||
+		      nla_put_string(skb, NF_CUCKOO_A_NAME2, names[1]);
 	nfcf_event_end(net, skb, hdr, err);
 }
 

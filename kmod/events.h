@@ -33,6 +33,7 @@ extern const struct genl_multicast_group nfcf_mcgrps[NFCF_MCGRP_COUNT];
 void nfcf_event_filter(struct net *net, struct nfcf_filter *f, u8 event);
 void nfcf_event_batch(struct net *net, struct nfcf_filter *f, u8 cmd,
 		      const struct nfcf_batch_result *res);
+void nfcf_event_swap(struct net *net, const char *const names[2]);
 bool nfcf_event_load_crossed(u64 before, u64 after, u64 capacity);
 
 #endif /* _NF_CUCKOO_EVENTS_H */

@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/bitmap.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/string.h>
 
 #include "filter.h"
@@ -53,7 +54,7 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 	f->ceiling = cfg->ceiling;
 	f->priority = cfg->priority;
 	f->hook = cfg->hook;
-	strscpy(f->name, cfg->name, sizeof(f->name));
+	strscpy_pad(f->name, cfg->name, sizeof(f->name));
 	return f;
 
 err_conf:
@@ -61,6 +62,48 @@ err_conf:
 err_free:
 	kfree(f);
 	return NULL;
+}
+
+/*
+ * A swap renames two filters while requests that found them earlier
+ * (a batch's reply, an event) may be reading their names: those copy
+ * a name under this, and a swap writes both names under it.
+ */
+static DEFINE_SEQLOCK(nfcf_names_seq);
+
+/**
+ * nfcf_filter_name - copy a filter's name
+ * @f:		the filter
+ * @name:	where to put it
+ */
+void nfcf_filter_name(const struct nfcf_filter *f,
+		      char name[NF_CUCKOO_NAME_MAXLEN])
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&nfcf_names_seq);
+		memcpy(name, f->name, NF_CUCKOO_NAME_MAXLEN);
+	} while (read_seqretry(&nfcf_names_seq, seq));
+	name[NF_CUCKOO_NAME_MAXLEN - 1] = '\0';
+}
+
+/**
+ * nfcf_filter_swap_names - exchange two filters' names
+ * @a:		one filter
+ * @b:		the other
+ *
+ * The caller holds the namespace's lock, under which names are looked up.
+ */
+void nfcf_filter_swap_names(struct nfcf_filter *a, struct nfcf_filter *b)
+{
+	char tmp[NF_CUCKOO_NAME_MAXLEN];
+
+	write_seqlock(&nfcf_names_seq);
+	memcpy(tmp, a->name, sizeof(tmp));
+	memcpy(a->name, b->name, sizeof(tmp));
+	memcpy(b->name, tmp, sizeof(tmp));
+	write_sequnlock(&nfcf_names_seq);
 }
 
 /* What @f has charged to its ceilings, given back when it is freed. */

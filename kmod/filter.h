@@ -177,7 +177,10 @@ struct nfcf_hook_link {
  * @loading:	being restored: invisible to the packet path (under the
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
- * @name:	unique in the namespace, NUL-terminated
+ * @name:	unique in the namespace, NUL-terminated and padded with NULs;
+ *		changed only by a swap (nfcf_filter_swap_names()), under the
+ *		namespace's lock: read it under that lock or copy it with
+ *		nfcf_filter_name()
  * @combo:	each family's combinations and their exact counts, under
  *		@lock; a combination whose count fell to 0 is retired at the
  *		end of the batch.  Last: the packet path never reads it, and
@@ -311,6 +314,10 @@ static inline void nfcf_filter_get(struct nfcf_filter *f)
 
 void nfcf_filter_put(struct nfcf_filter *f);
 bool nfcf_filter_wait_frees(void);
+
+void nfcf_filter_name(const struct nfcf_filter *f,
+		      char name[NF_CUCKOO_NAME_MAXLEN]);
+void nfcf_filter_swap_names(struct nfcf_filter *a, struct nfcf_filter *b);
 
 int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,
 		      u32 n, u32 flags, bool del, unsigned long *applied,

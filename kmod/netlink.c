@@ -100,6 +100,11 @@ static const struct nla_policy nfcf_name_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 };
 
+static const struct nla_policy nfcf_swap_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+	[NF_CUCKOO_A_NAME2] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+};
+
 static const struct nla_policy nfcf_set_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 	[NF_CUCKOO_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ACTION_MAX),
@@ -197,17 +202,20 @@ static bool nfcf_name_ok(const char *s, size_t len)
 	return true;
 }
 
-/* The filter name of a request, checked; NULL (extack set) if bad. */
-static const char *nfcf_get_name(struct nlattr **attrs,
-				 struct netlink_ext_ack *extack)
+/* A filter name attribute of a request, checked; NULL (extack set) if bad. */
+static const char *nfcf_get_name_attr(struct nlattr **attrs, int type,
+				      struct netlink_ext_ack *extack)
 {
-	const struct nlattr *a = attrs[NF_CUCKOO_A_NAME];
+	const struct nlattr *a = attrs[type];
 	const char *s;
 	size_t len;
 
 	if (!a) {
-		NL_SET_ERR_MSG_MOD(extack, "missing filter name (NF_CUCKOO_A_NAME)");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, NF_CUCKOO_A_NAME);
+		if (type == NF_CUCKOO_A_NAME)
+			NL_SET_ERR_MSG_MOD(extack, "missing filter name (NF_CUCKOO_A_NAME)");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "missing second filter name (NF_CUCKOO_A_NAME2)");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, type);
 		return NULL;
 	}
 	s = nla_data(a);
@@ -223,6 +231,12 @@ static const char *nfcf_get_name(struct nlattr **attrs,
 		return NULL;
 	}
 	return s;
+}
+
+static const char *nfcf_get_name(struct nlattr **attrs,
+				 struct netlink_ext_ack *extack)
+{
+	return nfcf_get_name_attr(attrs, NF_CUCKOO_A_NAME, extack);
 }
 
 static void nfcf_lookup_errmsg(int err, const struct nlattr *name,
@@ -511,10 +525,12 @@ static int nfcf_put_grow(struct sk_buff *skb, struct nfcf_filter *f)
 int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 		       bool locked)
 {
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	struct cf_params p;
 
 	cf_get_params(cf_stages_first(&f->st), &p);
-	if (nla_put_string(skb, NF_CUCKOO_A_NAME, f->name) ||
+	nfcf_filter_name(f, name);
+	if (nla_put_string(skb, NF_CUCKOO_A_NAME, name) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_FAMILY, f->ks.families) ||
 	    nla_put_u32(skb, NF_CUCKOO_A_KEY_FIELDS, f->ks.fields) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_A_CAPACITY, p.capacity, NF_CUCKOO_A_PAD) ||
@@ -921,12 +937,14 @@ static void nfcf_batch_reply(struct nfcf_batch *b, struct genl_info *info)
 	struct nfcf_batch_result *r = &b->res;
 	struct sk_buff *msg = b->reply;
 	bool failed = r->why != NF_CUCKOO_ENTRY_E_NONE;
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	void *hdr;
 
 	hdr = genlmsg_put_reply(msg, info, &nfcf_genl_family, 0, b->cmd);
 	if (WARN_ON_ONCE(!hdr))
 		return;
-	if (nla_put_string(msg, NF_CUCKOO_A_NAME, b->f->name) ||
+	nfcf_filter_name(b->f, name);
+	if (nla_put_string(msg, NF_CUCKOO_A_NAME, name) ||
 	    nla_put_u32(msg, NF_CUCKOO_A_BATCH_DONE, r->done) ||
 	    nla_put_u32(msg, NF_CUCKOO_A_BATCH_SKIPPED, r->skipped) ||
 	    (failed && (nla_put_u32(msg, NF_CUCKOO_A_BATCH_FAIL_INDEX, r->fail_index) ||
@@ -1448,6 +1466,32 @@ static int nfcf_cmd_load_end(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int nfcf_cmd_swap(struct sk_buff *skb, struct genl_info *info)
+{
+	static const int types[2] = { NF_CUCKOO_A_NAME, NF_CUCKOO_A_NAME2 };
+	const char *names[2];
+	int i, which = 0, err;
+
+	for (i = 0; i < 2; i++) {
+		names[i] = nfcf_get_name_attr(info->attrs, types[i],
+					      info->extack);
+		if (!names[i])
+			return -EINVAL;
+	}
+	if (!strcmp(names[0], names[1])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NF_CUCKOO_A_NAME2],
+				    "cannot swap a filter with itself");
+		return -EINVAL;
+	}
+	err = nfcf_net_swap(nfcf_net(genl_info_net(info)), names, &which);
+	if (err) {
+		nfcf_lookup_errmsg(err, info->attrs[types[which]], info->extack);
+		return err;
+	}
+	nfcf_event_swap(genl_info_net(info), names);
+	return 0;
+}
+
 static const struct genl_ops nfcf_genl_ops[] = {
 	{
 		.cmd = NF_CUCKOO_CMD_NEW,
@@ -1521,6 +1565,12 @@ static const struct genl_ops nfcf_genl_ops[] = {
 		.cmd = NF_CUCKOO_CMD_LOAD_END,
 		.doit = nfcf_cmd_load_end,
 		.policy = nfcf_name_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NF_CUCKOO_CMD_SWAP,
+		.doit = nfcf_cmd_swap,
+		.policy = nfcf_swap_policy,
 		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},

@@ -345,6 +345,38 @@ bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f)
 }
 
 /**
+ * nfcf_net_swap - exchange the names of two live filters
+ * @nn:		the namespace
+ * @names:	the two names, distinct
+ * @which:	set to the index in @names of the one that is missing
+ *		(-ENOENT) or being restored (-EBUSY)
+ *
+ * Nothing but the names changes, so the packet path sees both filters
+ * throughout.
+ * Return: 0, -ENOENT or -EBUSY.
+ */
+int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which)
+{
+	struct nfcf_filter *f[2];
+	int i, err = 0;
+
+	mutex_lock(&nn->lock);
+	for (i = 0; i < 2; i++) {
+		f[i] = nfcf_net_find(nn, names[i]);
+		if (!f[i] || f[i]->loading) {
+			err = f[i] ? -EBUSY : -ENOENT;
+			*which = i;
+			goto out;
+		}
+	}
+	nfcf_filter_swap_names(f[0], f[1]);
+	nfcf_gen_bump(&nn->gen);
+out:
+	mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
  * nfcf_net_update_conf - change a filter's packet-path settings
  * @nn:		its namespace
  * @f:		the filter (the caller holds a reference)

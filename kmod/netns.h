@@ -65,6 +65,7 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 				    bool loading_ok);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
+int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
 			 const struct nfcf_conf *val, u32 what);

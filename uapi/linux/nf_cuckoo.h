@@ -18,6 +18,7 @@
  *	NF_CUCKOO_ENTRY_E_QUOTA, NF_CUCKOO_BATCH_F_AMBIGUOUS_OK) and events (NF_CUCKOO_CMD_EVENT on the
  *	multicast group NF_CUCKOO_MCGRP_EVENTS, NF_CUCKOO_A_EVENT,
  *	_EVENT_COUNT, _STAGE_INDEX).
+ *   version 6: NF_CUCKOO_CMD_SWAP, NF_CUCKOO_A_NAME2, NF_CUCKOO_EVENT_SWAP.
  *
  * Transport
  * =========
@@ -82,6 +83,17 @@
  * NF_CUCKOO_CMD_LOAD_END	finish a restore and make the filter live.  See below.
  * NF_CUCKOO_CMD_EVENT	never a request (-EOPNOTSUPP): the command of the
  *	messages of the events group.  See "Events".
+ * NF_CUCKOO_CMD_SWAP		exchange the names of two filters, as ipset's
+ *	swap does.  R NAME, R NAME2.  Both must be live (-EBUSY while
+ *	either is being restored), distinct (-EINVAL) and exist (-ENOENT,
+ *	the missing one named).  Nothing else changes: each filter keeps
+ *	its table, settings, statistics, hook and its place among the
+ *	filters of its hook and priority (see "Packet path"), and the
+ *	packet path never sees a moment without either.  This is how a
+ *	filter is replaced without an unfiltered window: build the new one
+ *	under another name (NEW and ADD_ENTRIES, or a restore), live and
+ *	enabled beside the old one, SWAP them, DEL the old one.  A request
+ *	that found a filter by name before the swap acts on that filter.
  *
  * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
  * =======
@@ -315,7 +327,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	5
+#define NF_CUCKOO_GENL_VERSION	6
 /* The multicast group of NF_CUCKOO_CMD_EVENT messages (see "Events"). */
 #define NF_CUCKOO_MCGRP_EVENTS		"events"
 
@@ -382,6 +394,7 @@ enum nf_cuckoo_cmd {
 	NF_CUCKOO_CMD_LOAD_CHUNK,
 	NF_CUCKOO_CMD_LOAD_END,
 	NF_CUCKOO_CMD_EVENT,
+	NF_CUCKOO_CMD_SWAP,
 
 	__NF_CUCKOO_CMD_MAX
 };
@@ -558,6 +571,8 @@ enum nf_cuckoo_entry_err {
  *	(sent only when EVENT_COUNT > 0)
  * @NF_CUCKOO_EVENT_DEL_ENTRIES: a DEL_ENTRIES request removed EVENT_COUNT
  *	entries (sent only when EVENT_COUNT > 0)
+ * @NF_CUCKOO_EVENT_SWAP: two filters exchanged their names (SWAP): the
+ *	filter now called NAME was called NAME2, and the other way round
  */
 enum nf_cuckoo_event {
 	NF_CUCKOO_EVENT_UNSPEC = 0,
@@ -571,6 +586,7 @@ enum nf_cuckoo_event {
 	NF_CUCKOO_EVENT_LOAD_HIGH = 8,
 	NF_CUCKOO_EVENT_ADD = 9,
 	NF_CUCKOO_EVENT_DEL_ENTRIES = 10,
+	NF_CUCKOO_EVENT_SWAP = 11,
 
 	__NF_CUCKOO_EVENT_MAX
 };
@@ -677,6 +693,8 @@ enum nf_cuckoo_event {
  * @NF_CUCKOO_A_EVENT_COUNT: u32, entries a request changed (events
  *	NF_CUCKOO_EVENT_ADD and NF_CUCKOO_EVENT_DEL_ENTRIES)
  * @NF_CUCKOO_A_STAGE_INDEX: u8, a stage, from 0 (events)
+ * @NF_CUCKOO_A_NAME2: the other filter's name, as NF_CUCKOO_A_NAME (SWAP;
+ *	NF_CUCKOO_EVENT_SWAP)
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -724,6 +742,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_EVENT,
 	NF_CUCKOO_A_EVENT_COUNT,
 	NF_CUCKOO_A_STAGE_INDEX,
+	NF_CUCKOO_A_NAME2,
 
 	__NF_CUCKOO_A_MAX
 };
