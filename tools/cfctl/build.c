@@ -69,7 +69,7 @@ static int build(struct filter_spec *fs, struct parsed *p, FILE *out)
 	 * there was none.  The lines after it are what the kernel's save
 	 * of the same filter would be.
 	 */
-	fprintf(out, "# nf_cuckoo filter built offline by cfctl %s with the nf_cuckoo %s core (no module); load with: cfctl restore -f FILE\n",
+	fprintf(out, SAVE_MARKER ": a filter built offline by cfctl %s with the nf_cuckoo %s core (no module); load with: cfctl restore -f FILE\n",
 		CFCTL_VERSION, NF_CUCKOO_VERSION);
 	if (save_one(&nl, fs->name, out)) {
 		r = EXIT_FAIL;

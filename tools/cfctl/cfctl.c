@@ -149,8 +149,8 @@ static const struct verb verbs[] = {
 	  "A filter that grew refuses to delete an entry that more than one of\n"
 	  "its stages answers for (\"ambiguous\"; about its false-positive rate of\n"
 	  "the deletes, or an entry added again after it grew): one of them may\n"
-	  "be another entry's.  To remove such an entry, flush the filter and add\n"
-	  "the entries to keep again.  With -keep-ambiguous such entries are\n"
+	  "be another entry's.  To remove such an entry, rebuild the filter from\n"
+	  "the entries to keep (see compact).  With -keep-ambiguous such entries are\n"
 	  "kept and counted, and the rest deleted, instead of failing the batch.\n\n"
 	  ENTRY_HELP },
 	{ "test", NULL, cmd_test,
@@ -168,13 +168,43 @@ static const struct verb verbs[] = {
 	  "BASE64' and 'load NAME OFFSET zero LENGTH' lines.  The keys themselves\n"
 	  "are not needed to restore.\n" },
 	{ "restore", NULL, cmd_restore,
-	  "restore [-f FILE]",
+	  "restore [-exist | -replace] [-keep GLOB]... [-f FILE]",
 	  "Read a stream of commands (stdin by default): create, destroy, flush,\n"
 	  "set, add NAME ENTRY, del NAME ENTRY, and the load lines of save; one\n"
 	  "per line, '#' comments and blank lines allowed.  The whole stream is\n"
 	  "checked first: a bad line is reported with its number and nothing is\n"
-	  "applied.  Then it is sent in large batches; if the kernel refuses a\n"
-	  "line, cfctl stops there and says exactly what was applied.\n" },
+	  "applied; so is a save whose checksum (its last line) does not match\n"
+	  "or that was cut short.  Then it is sent in large batches; if the\n"
+	  "kernel refuses a line, cfctl stops there, destroys the filters the\n"
+	  "stream created, and says what else was applied.\n"
+	  "  -exist    a filter the stream restores from a save that exists\n"
+	  "            already is kept as it is, and its lines skipped\n"
+	  "  -replace  a filter the stream creates that exists already is built\n"
+	  "            beside it under a temporary name and swapped in when the\n"
+	  "            whole stream went in (see swap); filters the stream does not\n"
+	  "            name are left alone\n"
+	  "  -keep GLOB  a filter the stream restores from a save that exists and\n"
+	  "            whose name matches GLOB (f2b-*) is kept as it is, as with\n"
+	  "            -exist (repeatable, at most 8): the filters a daemon keeps\n"
+	  "            up to date are better left to it\n" },
+	{ "swap", NULL, cmd_swap,
+	  "swap NAME NAME2",
+	  "Exchange the names of two filters, at once: each keeps its entries,\n"
+	  "settings, counters and hook.  With both live beside each other, this\n"
+	  "replaces a filter with no moment unfiltered: build the new one under\n"
+	  "another name, swap, destroy the old one (compact and restore -replace\n"
+	  "do that).\n" },
+	{ "compact", NULL, cmd_compact,
+	  COMPACT_SYNOPSIS,
+	  "Rebuild filter NAME from LIST, every entry it is to hold (as add -f\n"
+	  "reads them), into one stage sized for them (a quarter more than LIST,\n"
+	  "at least its first stage's capacity), with the same settings and a new\n"
+	  "seed.  The new table is made in this process, loaded beside NAME and\n"
+	  "swapped in, and the old one destroyed: packets meet one or the other\n"
+	  "throughout.  On any error NAME is left as it was.  This is what a\n"
+	  "filter that grew needs to delete every entry exactly again (see del):\n"
+	  "whoever keeps the exact list (fail2ban, the CrowdSec adapter, a list\n"
+	  "file) can run it.\n" },
 	{ "build", NULL, cmd_build,
 	  "build -f FILE -o IMAGE NAME [PARAMETERS]",
 	  "Build a filter's image without the module: what 'cfctl save' would\n"
@@ -195,6 +225,7 @@ static const struct verb verbs[] = {
 	  "one line each (-j: one JSON object a line), until interrupted:\n"
 	  "  new filter NAME PARAMETERS     created (set, restore: the same)\n"
 	  "  del filter NAME                destroyed\n"
+	  "  swap NAME NAME2                the two exchanged their names\n"
 	  "  flush NAME                     emptied\n"
 	  "  add NAME N entries             an add request added N entries\n"
 	  "  del NAME N entries             a del request removed N entries\n"
@@ -234,9 +265,12 @@ static void usage(FILE *f)
 	      "  -keep-ambiguous del: an entry that more than one stage of a\n"
 	      "                  grown filter has is kept and counted instead of\n"
 	      "                  failing its batch\n"
-	      "  -f FILE         add/del/test/build: entries; restore: the stream;\n"
+	      "  -f FILE         add/del/test/build/compact: entries; restore: the stream;\n"
 	      "                  save: the output ('-' is stdin or stdout)\n"
 	      "  -o IMAGE        build: the output ('-' is stdout)\n"
+	      "  -replace        restore: build each filter that exists already\n"
+	      "                  beside it and swap it in\n"
+	      "  -keep GLOB      restore: keep the existing filters named so\n"
 	      "  -skip-bad       add/del/test/build -f: skip the lines that cannot\n"
 	      "                  be entries of the filter, warn and count them\n"
 	      "  -h, --help      this text; 'cfctl help COMMAND' for a command\n"
@@ -298,6 +332,19 @@ static int take_opt(int argc, char **argv, int *i)
 	} else if (!strcmp(a, "-keep-ambiguous") ||
 		   !strcmp(a, "--keep-ambiguous")) {
 		opts.keep_ambiguous = true;
+	} else if (!strcmp(a, "-replace") || !strcmp(a, "--replace")) {
+		opts.replace = true;
+	} else if (!strcmp(a, "-keep") || !strcmp(a, "--keep")) {
+		if (*i + 1 >= argc) {
+			errmsg("option %s needs a filter name or pattern", a);
+			return -1;
+		}
+		if (opts.nkeep == sizeof(opts.keep) / sizeof(opts.keep[0])) {
+			errmsg("at most %zu -keep patterns",
+			       sizeof(opts.keep) / sizeof(opts.keep[0]));
+			return -1;
+		}
+		opts.keep[opts.nkeep++] = argv[++*i];
 	} else if (!strcmp(a, "-skip-bad") || !strcmp(a, "--skip-bad")) {
 		opts.skip_bad = true;
 	} else if (!strcmp(a, "-n") || !strcmp(a, "--names") ||
@@ -404,6 +451,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		if (!r)
 			break;
+	}
+	if ((opts.replace || opts.nkeep) && v->fn != cmd_restore) {
+		errmsg("%s is restore's", opts.replace ? "-replace" : "-keep");
+		return EXIT_USAGE;
+	}
+	if (opts.replace && opts.exist) {
+		errmsg("-replace and -exist exclude each other: replace the filters that exist, or keep them");
+		return EXIT_USAGE;
 	}
 	if (opt_output && v->fn != cmd_build) {
 		errmsg("-o is build's (save writes to -f FILE)");

@@ -53,6 +53,9 @@ struct cfctl_opts {
 	bool names_only;	/* list -n */
 	bool pretty;		/* -p: pretty JSON */
 	bool skip_bad;		/* add/del/test/build -f: skip bad lines */
+	bool replace;		/* restore -replace */
+	const char *keep[8];	/* restore -keep GLOB: filters left alone */
+	size_t nkeep;
 };
 
 extern struct cfctl_opts opts;

@@ -52,7 +52,7 @@ static const char *reason_text(uint32_t why)
 static void reason_hint(const struct op *op)
 {
 	if (op->r_fail_reason == NF_CUCKOO_ENTRY_E_AMBIGUOUS)
-		errmsg("a filter that grew cannot delete an entry that more than one of its stages answers for (one may be another entry's): to remove it, 'cfctl flush %s' and add the entries to keep again",
+		errmsg("a filter that grew cannot delete an entry that more than one of its stages answers for (one may be another entry's): to remove it, rebuild the filter from the entries to keep: 'cfctl compact -f LIST %s'",
 		       op->name);
 	else if (op->r_fail_reason == NF_CUCKOO_ENTRY_E_QUOTA)
 		errmsg("what %s holds is kept; raise the ceiling (/sys/module/nf_cuckoo/parameters/netns_mem_max_mb, mem_max_mb) or free memory (delete entries, destroy filters) to add more",
@@ -416,7 +416,7 @@ static void report_applied(struct opq *q, uint8_t cmd, const char *name,
 	for (op = q->head; op; op = op->next)
 		skipped += op->r_skipped;
 	if (!add && opts.keep_ambiguous && skipped && !opts.quiet)
-		warnmsg("%" PRIu64 " entr%s kept%s: more than one stage of %s has each, and its own copy cannot be told; flush and add again to remove them",
+		warnmsg("%" PRIu64 " entr%s kept%s: more than one stage of %s has each, and its own copy cannot be told; 'cfctl compact' from the entries to keep removes them",
 			skipped, skipped == 1 ? "y" : "ies",
 			opts.exist ? " or not present" : "", name);
 	if (!opts.verbose)

@@ -295,7 +295,7 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
 	[NF_CUCKOO_A_ENCODING] = T_U8, [NF_CUCKOO_A_PREFIXES] = T_BIN,
 	[NF_CUCKOO_A_GROW] = T_U8, [NF_CUCKOO_A_GROW_FACTOR] = T_U8,
-	[NF_CUCKOO_A_STAGES_MAX] = T_U8,
+	[NF_CUCKOO_A_STAGES_MAX] = T_U8, [NF_CUCKOO_A_NAME2] = T_STR,
 };
 
 #define B(a)	(1ULL << NF_CUCKOO_A_##a)
@@ -330,6 +330,8 @@ static uint64_t allowed(uint8_t cmd)
 		return PACKET | B(IMAGE_HEADER) | B(PREFIXES) | GROWTH;
 	case NF_CUCKOO_CMD_LOAD_CHUNK:
 		return B(NAME) | B(CHUNK_OFFSET) | B(CHUNK_DATA);
+	case NF_CUCKOO_CMD_SWAP:
+		return B(NAME) | B(NAME2);
 	}
 	return 0;
 }
@@ -514,15 +516,17 @@ static int parse_req(struct req *r)
 	return 0;
 }
 
-static const char *get_name(struct req *r)
+static const char *get_name_attr(struct req *r, int type)
 {
-	const struct nlattr *a = r->tb[NF_CUCKOO_A_NAME];
+	const struct nlattr *a = r->tb[type];
 	const char *s;
 	size_t len, i;
 
 	if (!a) {
-		r->msg = "nf_cuckoo: missing filter name (NF_CUCKOO_A_NAME)";
-		r->miss = NF_CUCKOO_A_NAME;
+		r->msg = type == NF_CUCKOO_A_NAME ?
+			 "nf_cuckoo: missing filter name (NF_CUCKOO_A_NAME)" :
+			 "nf_cuckoo: missing second filter name (NF_CUCKOO_A_NAME2)";
+		r->miss = type;
 		return NULL;
 	}
 	s = nla_data(a);
@@ -542,6 +546,18 @@ static const char *get_name(struct req *r)
 		}
 	}
 	return s;
+}
+
+static const char *get_name(struct req *r)
+{
+	return get_name_attr(r, NF_CUCKOO_A_NAME);
+}
+
+static int lookup_err_attr(struct req *r, int type, int err)
+{
+	return req_err(r, r->tb[type], err, err == -EBUSY ?
+		       "filter is being loaded (restore in progress)" :
+		       "no filter of that name in this network namespace");
 }
 
 static int lookup_err(struct req *r, int err)
@@ -629,6 +645,7 @@ static struct cf_grow parse_grow(struct req *r)
 
 static void fake_event(uint8_t ev, const struct fake_filter *f,
 		       uint32_t count);
+static void fake_event_swap(const char *name, const char *name2);
 
 static int cmd_new(struct req *r)
 {
@@ -814,31 +831,59 @@ static bool event_dropped(uint32_t seq)
  * RESTORE) or named, with EVENT_COUNT if count, and for LOAD_HIGH stage 0.
  * Its number is one more than the messages the file holds.
  */
-static void fake_event(uint8_t ev, const struct fake_filter *f,
-		       uint32_t count)
+/* The events file, and the number of the next event in it; NULL: none. */
+static FILE *event_open(uint32_t *seq)
 {
 	const char *path = fk.offline ? NULL : getenv("CFCTL_FAKE_EVENTS");
 	struct nlmsghdr h;
-	uint32_t seq = 1;
-	struct nl_msg *m;
 	FILE *fp;
 
+	*seq = 1;
 	if (!path)
-		return;
+		return NULL;
 	fp = fopen(path, "a+b");
 	if (!fp)
-		return;
+		return NULL;
 	rewind(fp);
 	while (fread(&h, sizeof(h), 1, fp) == 1 &&
 	       h.nlmsg_len >= sizeof(h) &&
 	       !fseek(fp, (long)(NLMSG_ALIGN(h.nlmsg_len) - sizeof(h)), SEEK_CUR))
-		seq++;
-	m = nlmsg_alloc_size(4096);
+		(*seq)++;
+	return fp;
+}
+
+static struct nl_msg *event_msg(uint32_t seq, uint8_t ev)
+{
+	struct nl_msg *m = nlmsg_alloc_size(4096);
+
 	if (!m)
 		abort();
 	genlmsg_put(m, 0, seq, FAKE_FAMILY, 0, 0, NF_CUCKOO_CMD_EVENT,
 		    NF_CUCKOO_GENL_VERSION);
 	nla_put_u8(m, NF_CUCKOO_A_EVENT, ev);
+	return m;
+}
+
+static void event_close(FILE *fp, uint32_t seq, struct nl_msg *m)
+{
+	if (event_dropped(seq))
+		nlmsg_hdr(m)->nlmsg_type = NLMSG_NOOP;
+	fseek(fp, 0, SEEK_END);
+	fwrite(nlmsg_hdr(m), NLMSG_ALIGN(nlmsg_hdr(m)->nlmsg_len), 1, fp);
+	fclose(fp);
+	nlmsg_free(m);
+}
+
+static void fake_event(uint8_t ev, const struct fake_filter *f,
+		       uint32_t count)
+{
+	struct nl_msg *m;
+	uint32_t seq;
+	FILE *fp = event_open(&seq);
+
+	if (!fp)
+		return;
+	m = event_msg(seq, ev);
 	if (ev == NF_CUCKOO_EVENT_NEW || ev == NF_CUCKOO_EVENT_SET ||
 	    ev == NF_CUCKOO_EVENT_RESTORE) {
 		put_filter(m, f, false);
@@ -853,12 +898,22 @@ static void fake_event(uint8_t ev, const struct fake_filter *f,
 			nla_put_u32(m, NF_CUCKOO_A_EVENT_COUNT, count);
 		}
 	}
-	if (event_dropped(seq))
-		nlmsg_hdr(m)->nlmsg_type = NLMSG_NOOP;
-	fseek(fp, 0, SEEK_END);
-	fwrite(nlmsg_hdr(m), NLMSG_ALIGN(nlmsg_hdr(m)->nlmsg_len), 1, fp);
-	fclose(fp);
-	nlmsg_free(m);
+	event_close(fp, seq, m);
+}
+
+/* nfcf_event_swap(): the names as the request gave them. */
+static void fake_event_swap(const char *name, const char *name2)
+{
+	struct nl_msg *m;
+	uint32_t seq;
+	FILE *fp = event_open(&seq);
+
+	if (!fp)
+		return;
+	m = event_msg(seq, NF_CUCKOO_EVENT_SWAP);
+	nla_put_string(m, NF_CUCKOO_A_NAME, name);
+	nla_put_string(m, NF_CUCKOO_A_NAME2, name2);
+	event_close(fp, seq, m);
 }
 
 /*
@@ -926,6 +981,36 @@ static int cmd_del(struct req *r)
 	if (!f->loading)
 		fake_event(NF_CUCKOO_EVENT_DEL, f, 0);
 	unlink_filter(f);
+	return 0;
+}
+
+/* nfcf_cmd_swap(): the names change, nothing else. */
+static int cmd_swap(struct req *r)
+{
+	static const int types[2] = { NF_CUCKOO_A_NAME, NF_CUCKOO_A_NAME2 };
+	struct fake_filter *f[2];
+	char tmp[NF_CUCKOO_NAME_MAXLEN];
+	const char *names[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		names[i] = get_name_attr(r, types[i]);
+		if (!names[i])
+			return -EINVAL;
+	}
+	if (!strcmp(names[0], names[1]))
+		return req_err(r, r->tb[NF_CUCKOO_A_NAME2], -EINVAL,
+			       "cannot swap a filter with itself");
+	for (i = 0; i < 2; i++) {
+		f[i] = find(names[i]);
+		if (!f[i] || f[i]->loading)
+			return lookup_err_attr(r, types[i],
+					       f[i] ? -EBUSY : -ENOENT);
+	}
+	memcpy(tmp, f[0]->c.name, sizeof(tmp));
+	memcpy(f[0]->c.name, f[1]->c.name, sizeof(tmp));
+	memcpy(f[1]->c.name, tmp, sizeof(tmp));
+	fake_event_swap(names[0], names[1]);
 	return 0;
 }
 
@@ -1805,6 +1890,9 @@ static void handle(struct nlmsghdr *nlh)
 			break;
 		case NF_CUCKOO_CMD_LOAD_END:
 			err = cmd_load_end(&r);
+			break;
+		case NF_CUCKOO_CMD_SWAP:
+			err = cmd_swap(&r);
 			break;
 		default:
 			err = -EOPNOTSUPP;

@@ -46,6 +46,7 @@ static const char *const event_names[] = {
 	[NF_CUCKOO_EVENT_LOAD_HIGH] = "load-high",
 	[NF_CUCKOO_EVENT_ADD] = "add",
 	[NF_CUCKOO_EVENT_DEL_ENTRIES] = "del-entries",
+	[NF_CUCKOO_EVENT_SWAP] = "swap",
 };
 
 static const char *event_name(uint8_t ev)
@@ -92,7 +93,8 @@ static void check_seq(struct monitor *m, uint32_t seq)
 	m->overrun = false;
 }
 
-static void print_text(uint8_t ev, struct nlattr **tb, const char *name)
+static void print_text(uint8_t ev, struct nlattr **tb, const char *name,
+		       const char *name2)
 {
 	const char *evn = event_name(ev);
 	struct filter_info fi;
@@ -109,6 +111,9 @@ static void print_text(uint8_t ev, struct nlattr **tb, const char *name)
 		break;
 	case NF_CUCKOO_EVENT_DEL:
 		printf("del filter %s", name);
+		break;
+	case NF_CUCKOO_EVENT_SWAP:
+		printf("swap %s %s", name, name2);
 		break;
 	case NF_CUCKOO_EVENT_ADD:
 	case NF_CUCKOO_EVENT_DEL_ENTRIES:
@@ -147,7 +152,7 @@ static void print_text(uint8_t ev, struct nlattr **tb, const char *name)
 }
 
 static void print_json(uint8_t ev, struct nlattr **tb, const char *name,
-		       uint32_t seq)
+		       const char *name2, uint32_t seq)
 {
 	struct json_object *o = json_object_new_object();
 	const char *evn = event_name(ev);
@@ -158,6 +163,9 @@ static void print_json(uint8_t ev, struct nlattr **tb, const char *name,
 	json_object_object_add(o, "event", evn ? json_object_new_string(evn) :
 				     json_object_new_int(ev));
 	json_object_object_add(o, "name", json_object_new_string(name));
+	if (tb[NF_CUCKOO_A_NAME2])
+		json_object_object_add(o, "name2",
+				       json_object_new_string(name2));
 	if (tb[NF_CUCKOO_A_EVENT_COUNT])
 		json_object_object_add(o, "entries", json_object_new_uint64(
 			nla_get_u32(tb[NF_CUCKOO_A_EVENT_COUNT])));
@@ -179,6 +187,7 @@ static void event_cb(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	char name[NF_CUCKOO_NAME_MAXLEN] = "";
+	char name2[NF_CUCKOO_NAME_MAXLEN] = "";
 	uint8_t ev;
 
 	(void)e;
@@ -190,11 +199,13 @@ static void event_cb(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 	ev = nla_get_u8(tb[NF_CUCKOO_A_EVENT]);
 	if (tb[NF_CUCKOO_A_NAME])
 		nla_strlcpy(name, tb[NF_CUCKOO_A_NAME], sizeof(name));
+	if (tb[NF_CUCKOO_A_NAME2])
+		nla_strlcpy(name2, tb[NF_CUCKOO_A_NAME2], sizeof(name2));
 	check_seq(m, nlh->nlmsg_seq);
 	if (opts.json)
-		print_json(ev, tb, name, nlh->nlmsg_seq);
+		print_json(ev, tb, name, name2, nlh->nlmsg_seq);
 	else
-		print_text(ev, tb, name);
+		print_text(ev, tb, name, name2);
 	fflush(stdout);
 }
 

@@ -246,6 +246,7 @@ static const char *const attr_names[] = {
 	[NF_CUCKOO_A_GROW] = "grow",
 	[NF_CUCKOO_A_GROW_FACTOR] = "factor",
 	[NF_CUCKOO_A_STAGES_MAX] = "stages",
+	[NF_CUCKOO_A_NAME2] = "second filter name",
 };
 
 const char *nfcf_attr_name(int t)

@@ -22,6 +22,8 @@
  * first line after them (or the end) NF_CUCKOO_CMD_LOAD_END.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,51 +146,160 @@ static void print_save(FILE *f, const struct save_ctx *s)
 			zstart, off - zstart);
 }
 
-int save_one(struct cfnl *nl, const char *name, FILE *out)
+/* The save dump of filter name, whole and consistent, into s: 0 or
+ * -errno, the error printed.  s->table is the caller's to free. */
+static int fetch_save(struct cfnl *nl, const char *name, struct save_ctx *s)
 {
-	struct save_ctx s;
 	struct nl_msg *msg;
 	struct nlerr e;
 	int err, tries;
 
 	for (tries = 0;; tries++) {
-		memset(&s, 0, sizeof(s));
+		memset(s, 0, sizeof(*s));
 		msg = cfnl_msg(nl, NF_CUCKOO_CMD_SAVE, NLM_F_DUMP, 0);
 		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, name)) {
 			nlmsg_free(msg);
 			errmsg("out of memory");
 			return -ENOMEM;
 		}
-		err = cfnl_transact(nl, msg, save_cb, &s, &e);
+		err = cfnl_transact(nl, msg, save_cb, s, &e);
 		if (err) {
 			report_nlerr(&e, msg, name);
 			nlmsg_free(msg);
-			free(s.table);
-			return err;
+			goto fail;
 		}
 		nlmsg_free(msg);
-		if (s.bad[0]) {
-			errmsg("%s: %s", name, s.bad);
-			free(s.table);
-			return -EBADMSG;
+		err = -EBADMSG;
+		if (s->bad[0]) {
+			errmsg("%s: %s", name, s->bad);
+			goto fail;
 		}
-		if (!s.have_fi || s.got != s.table_len) {
+		if (!s->have_fi || s->got != s->table_len) {
 			errmsg("%s: the save dump ended after %" PRIu64 " of %" PRIu64 " table bytes",
-			       name, s.got, s.table_len);
-			free(s.table);
-			return -EBADMSG;
+			       name, s->got, s->table_len);
+			goto fail;
 		}
-		if (!s.intr)
-			break;
-		free(s.table);
+		if (!s->intr)
+			return 0;
+		free(s->table);
+		s->table = NULL;
 		if (tries == 10) {
 			errmsg("%s kept changing while being saved; try again", name);
 			return -EAGAIN;
 		}
 	}
+fail:
+	free(s->table);
+	s->table = NULL;
+	return err;
+}
+
+int save_one(struct cfnl *nl, const char *name, FILE *out)
+{
+	struct save_ctx s;
+	int err = fetch_save(nl, name, &s);
+
+	if (err)
+		return err;
 	print_save(out, &s);
 	free(s.table);
 	return 0;
+}
+
+/*
+ * The load of a fetched save under another name: LOAD_BEGIN, the chunks
+ * and LOAD_END, on q.  A load that fails is discarded by the kernel.
+ */
+static int queue_load(struct opq *q, const struct save_ctx *s,
+		      const char *as)
+{
+	struct filter_spec fs;
+	struct nl_msg *msg;
+	uint64_t off;
+	size_t i, len;
+
+	spec_from_info(&s->fi, &fs);
+	snprintf(fs.name, sizeof(fs.name), "%s", as);
+	fs.have |= HAVE_IMAGE;
+	for (i = 0; i < s->fi.nimages; i++) {
+		fs.image[i] = (uint8_t *)s->fi.image[i];
+		fs.image_len[i] = s->fi.image_len[i];
+	}
+	fs.nimages = s->fi.nimages;
+	memcpy(fs.prefixes, s->fi.prefixes, sizeof(fs.prefixes));
+	fs.nprefixes = s->fi.nprefixes;
+	msg = build_create(q->nl, &fs);
+	if (!msg || !opq_push(q, msg, NF_CUCKOO_CMD_LOAD_BEGIN, as, 0))
+		return -ENOMEM;
+	for (off = 0; off < s->table_len; off += len) {
+		len = s->table_len - off < NF_CUCKOO_CHUNK_MAX ?
+		      (size_t)(s->table_len - off) : NF_CUCKOO_CHUNK_MAX;
+		msg = cfnl_msg(q->nl, NF_CUCKOO_CMD_LOAD_CHUNK, NLM_F_ACK,
+			       len + 256);
+		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME, as) ||
+		    nla_put_u64(msg, NF_CUCKOO_A_CHUNK_OFFSET, off) ||
+		    nla_put(msg, NF_CUCKOO_A_CHUNK_DATA, (int)len,
+			    s->table + off)) {
+			nlmsg_free(msg);
+			return -ENOMEM;
+		}
+		if (!opq_push(q, msg, NF_CUCKOO_CMD_LOAD_CHUNK, as, 0))
+			return -ENOMEM;
+	}
+	msg = build_named(q->nl, NF_CUCKOO_CMD_LOAD_END, as);
+	if (!msg || !opq_push(q, msg, NF_CUCKOO_CMD_LOAD_END, as, 0))
+		return -ENOMEM;
+	return 0;
+}
+
+struct save_img *save_fetch(struct cfnl *nl, const char *name)
+{
+	struct save_ctx *s = malloc(sizeof(*s));
+
+	if (!s) {
+		errmsg("out of memory");
+		return NULL;
+	}
+	if (fetch_save(nl, name, s)) {
+		free(s);
+		return NULL;
+	}
+	return (struct save_img *)s;
+}
+
+void save_img_free(struct save_img *img)
+{
+	struct save_ctx *s = (struct save_ctx *)img;
+
+	if (s)
+		free(s->table);
+	free(s);
+}
+
+int save_img_load(struct cfnl *nl, const struct save_img *img, const char *as)
+{
+	const struct save_ctx *s = (const struct save_ctx *)img;
+	struct opq q;
+	int err;
+
+	opq_init(&q, nl);
+	err = queue_load(&q, s, as);
+	if (err)
+		errmsg("out of memory");
+	else
+		err = opq_run(&q);
+	if (err && q.failed) {
+		char why[ERRLEN + 64];
+
+		nlerr_format(&q.failed->err, q.failed->msg, why, sizeof(why));
+		errmsg("%s: loading its new table as %s failed: %s",
+		       s->fi.name, as, why);
+	} else if (err) {
+		errmsg("%s: loading its new table as %s failed: %s",
+		       s->fi.name, as, strerror(-err));
+	}
+	opq_free(&q);
+	return exit_for(err);
 }
 
 /*
@@ -248,26 +359,116 @@ fail:
 	return NULL;
 }
 
-/* Close the save file; on success, put it in place. */
-static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
+/* The filters a save file holds: its create lines. */
+static size_t count_filters(const char *file)
 {
+	struct line_reader lr = { 0 };
+	FILE *f = fopen(file, "r");
+	char *line, err[ERRLEN];
+	size_t len, n = 0;
+
+	if (!f)
+		return 0;
+	if (!line_reader_init(&lr, f))
+		while (read_line(&lr, &line, &len, err, sizeof(err)) > 0)
+			if (!strncmp(line, "create ", 7))
+				n++;
+	line_reader_free(&lr);
+	fclose(f);
+	return n;
+}
+
+/* The rename of a file, or a link, must reach the disk with its data. */
+static int sync_dir_of(const char *file)
+{
+	char *dir = strdup(file), *slash;
+	int fd, r = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || fsync(fd))
+		r = -1;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return r;
+}
+
+/*
+ * A save of fewer filters than the file holds (a module unloaded, a
+ * restore that failed, a filter destroyed by mistake) may be a loss: the
+ * old file stays, as FILE.1, linked before the new one replaces it.
+ */
+static int keep_previous(const char *file, size_t nfilters)
+{
+	char *prev = NULL, *tmp = NULL;
+	size_t had = count_filters(file);
+	int r = -1;
+
+	if (had <= nfilters)
+		return 0;
+	if (asprintf(&prev, "%s.1", file) < 0) {
+		prev = NULL;
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.1.%ld", file, (long)getpid()) < 0) {
+		tmp = NULL;
+		goto out;
+	}
+	unlink(tmp);
+	if (link(file, tmp) || rename(tmp, prev)) {
+		errmsg("cannot keep %s as %s: %s", file, prev, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	warnmsg("%s held %zu filters, this save %zu: the previous save is kept as %s",
+		file, had, nfilters, prev);
+	r = 0;
+out:
+	if (r && !prev)
+		errmsg("out of memory");
+	free(tmp);
+	free(prev);
+	return r;
+}
+
+/* Close the save file; on success, put it in place. */
+static int close_save_file(struct save_out *so, bool ok)
+{
+	const char *file = so->file;
+	char *tmp = so->tmp;
 	int r = 0;
 
-	if (ok && tmp && fsync(fileno(out))) {
+	if (ok && tmp && fsync(fileno(so->out))) {
 		errmsg("cannot write %s: %s", tmp, strerror(errno));
 		ok = false;
 		r = -1;
 	}
-	if (fclose(out)) {
+	if (fclose(so->out)) {
 		errmsg("write error: %s", strerror(errno));
 		ok = false;
 		r = -1;
 	}
 	if (!tmp)
 		return r;
+	if (ok && so->keep_prev && keep_previous(file, so->nfilters)) {
+		ok = false;
+		r = -1;
+	}
 	if (ok && rename(tmp, file)) {
 		errmsg("cannot rename %s to %s: %s", tmp, file, strerror(errno));
 		ok = false;
+		r = -1;
+	}
+	if (ok && sync_dir_of(file)) {
+		errmsg("cannot sync the directory of %s: %s", file,
+		       strerror(errno));
 		r = -1;
 	}
 	if (!ok) {
@@ -278,44 +479,78 @@ static int close_save_file(FILE *out, const char *file, char *tmp, bool ok)
 	return r;
 }
 
+static ssize_t hash_write(void *cookie, const char *buf, size_t len)
+{
+	struct save_out *so = cookie;
+	size_t n = fwrite(buf, 1, len, so->out);
+
+	sha256_update(&so->sha, buf, n);
+	return n ? (ssize_t)n : -1;
+}
+
 int save_out_open(struct save_out *so, const char *file)
 {
+	static const cookie_io_functions_t hashed = { .write = hash_write };
 	struct stat lst;
 
 	memset(so, 0, sizeof(*so));
-	so->f = stdout;
-	if (!file || !strcmp(file, "-"))
+	sha256_init(&so->sha);
+	so->out = stdout;
+	if (file && strcmp(file, "-")) {
+		so->file = file;
+		/* The rename replaces the file a symlink points to, not the
+		 * symlink. */
+		if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
+			so->real = realpath(file, NULL);
+			if (so->real)
+				so->file = so->real;
+		}
+		so->out = open_save_file(so->file, &so->tmp);
+		if (!so->out) {
+			errmsg("cannot write %s: %s", so->file, strerror(errno));
+			goto fail;
+		}
+	}
+	so->f = fopencookie(so, "w", hashed);
+	if (so->f)
 		return 0;
-	so->file = file;
-	/* The rename replaces the file a symlink points to, not the
-	 * symlink. */
-	if (!lstat(file, &lst) && S_ISLNK(lst.st_mode)) {
-		so->real = realpath(file, NULL);
-		if (so->real)
-			so->file = so->real;
+	errmsg("out of memory");
+	if (so->out != stdout) {
+		fclose(so->out);
+		if (so->tmp)
+			unlink(so->tmp);
 	}
-	so->f = open_save_file(so->file, &so->tmp);
-	if (!so->f) {
-		errmsg("cannot write %s: %s", so->file, strerror(errno));
-		free(so->real);
-		so->real = NULL;
-		return -1;
-	}
-	return 0;
+fail:
+	free(so->tmp);
+	free(so->real);
+	so->tmp = NULL;
+	so->real = NULL;
+	return -1;
 }
 
 int save_out_close(struct save_out *so, bool ok)
 {
+	char hex[SHA256_HEX];
 	int r = 0;
 
-	if (fflush(so->f) || ferror(so->f)) {
+	if (fclose(so->f)) {
 		errmsg("write error: %s", strerror(errno));
 		ok = false;
 		r = -1;
 	}
-	if (so->f != stdout && close_save_file(so->f, so->file, so->tmp, ok))
+	if (ok) {
+		sha256_hex(&so->sha, hex);
+		fprintf(so->out, SAVE_END_PREFIX "%s\n", hex);
+	}
+	if (fflush(so->out) || ferror(so->out)) {
+		errmsg("write error: %s", strerror(errno));
+		ok = false;
+		r = -1;
+	}
+	if (so->out != stdout && close_save_file(so, ok))
 		r = -1;
 	so->f = NULL;
+	so->out = NULL;
 	so->tmp = NULL;
 	free(so->real);
 	so->real = NULL;
@@ -360,12 +595,15 @@ int cmd_save(int argc, char **argv)
 		cfnl_close(&nl);
 		return EXIT_FAIL;
 	}
-	fprintf(so.f, "# nf_cuckoo filters saved by cfctl %s from %s; load with: cfctl restore -f FILE\n",
+	fprintf(so.f, SAVE_MARKER ": filters saved by cfctl %s from %s; load with: cfctl restore -f FILE\n",
 		CFCTL_VERSION, module_version(modver, sizeof(modver)));
+	so.keep_prev = true;
 	if (argc) {
 		for (k = 0; k < argc; k++)
 			if (save_one(&nl, argv[k], so.f))
 				r = EXIT_FAIL;
+			else
+				so.nfilters++;
 	} else {
 		for (i = 0; i < n; i++) {
 			if (fi[i].loading) {
@@ -373,8 +611,15 @@ int cmd_save(int argc, char **argv)
 					fi[i].name);
 				continue;
 			}
+			if (is_tmp_name(fi[i].name)) {
+				warnmsg("skipping %s: the temporary filter of a cfctl that was interrupted (destroy it)",
+					fi[i].name);
+				continue;
+			}
 			if (save_one(&nl, fi[i].name, so.f))
 				r = EXIT_FAIL;
+			else
+				so.nfilters++;
 		}
 	}
 	if (save_out_close(&so, r == EXIT_OK))
@@ -390,9 +635,12 @@ int cmd_save(int argc, char **argv)
 
 struct known {
 	char name[NF_CUCKOO_NAME_MAXLEN];
+	char opname[NF_CUCKOO_NAME_MAXLEN];	/* the name its requests use */
 	struct keyspec ks;
 	bool exists;
+	bool replacing;		/* -replace: built as opname, swapped in */
 	uint32_t line;		/* where it was created or destroyed */
+	struct op *create;	/* the stream's NEW or LOAD_BEGIN of it */
 };
 
 struct rctx {
@@ -404,7 +652,9 @@ struct rctx {
 	size_t last;		/* k[last]: the filter of the last entry line */
 	/* a table being loaded */
 	bool loading;
-	char lname[NF_CUCKOO_NAME_MAXLEN];
+	bool skipping;		/* -exist: the load lines of a kept filter */
+	char lname[NF_CUCKOO_NAME_MAXLEN];	/* its requests' name */
+	char lreal[NF_CUCKOO_NAME_MAXLEN];	/* the stream's */
 	uint32_t lline;		/* its create line */
 	uint64_t loff;		/* table bytes so far (lines) */
 	uint64_t ltable;	/* table bytes its header declares, or ~0 */
@@ -412,8 +662,13 @@ struct rctx {
 	uint8_t *pend;
 	size_t plen;
 	uint32_t pline;		/* line of pend[0] */
+	/* a save's checksum */
+	struct sha256 sha;
+	bool need_end, seen_end;
+	uint32_t end_line;
+	unsigned int ntmp;	/* temporary names given */
 	/* counts */
-	uint64_t entries, lines;
+	uint64_t entries, lines, kept;
 	char err[ERRLEN + 128];
 	int status;		/* EXIT_USAGE or EXIT_FAIL with err */
 };
@@ -453,6 +708,7 @@ static struct known *known_add(struct rctx *r, const char *name)
 	k = &r->k[r->nk++];
 	memset(k, 0, sizeof(*k));
 	snprintf(k->name, sizeof(k->name), "%s", name);
+	snprintf(k->opname, sizeof(k->opname), "%s", name);
 	return k;
 }
 
@@ -572,6 +828,17 @@ static int end_load(struct rctx *r, uint32_t line)
 	return 0;
 }
 
+/* -keep GLOB: a filter a daemon keeps (f2b-*), left alone. */
+static bool keep_match(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < opts.nkeep; i++)
+		if (!fnmatch(opts.keep[i], name, 0))
+			return true;
+	return false;
+}
+
 static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 {
 	struct filter_spec fs = { 0 };
@@ -594,15 +861,29 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		filter_spec_free(&fs);
 		return -1;
 	}
-	if (k->exists && (!opts.exist || (fs.have & HAVE_IMAGE))) {
+	if (k->exists && k->line) {
 		filter_spec_free(&fs);
-		if (k->line)
-			RERR(r, EXIT_USAGE, "a filter named %s already exists (created on line %" PRIu32 ")",
-			     w[1], k->line);
-		RERR(r, EXIT_USAGE, "a filter named %s already exists%s", w[1],
-		     opts.exist ? " (-exist does not apply to restoring a table: destroy it first)" : "");
+		RERR(r, EXIT_USAGE, "a filter named %s already exists (created on line %" PRIu32 ")",
+		     w[1], k->line);
 	}
-	if (!k->exists) {
+	if (k->exists && (fs.have & HAVE_IMAGE) &&
+	    (opts.exist || keep_match(w[1]))) {
+		/* The kernel's is newer than any save: keep it. */
+		filter_spec_free(&fs);
+		r->skipping = true;
+		snprintf(r->lreal, sizeof(r->lreal), "%s", w[1]);
+		r->kept++;
+		return 0;
+	}
+	if (k->exists && opts.replace) {
+		tmp_name(k->opname, r->ntmp++);
+		k->replacing = true;
+		snprintf(fs.name, sizeof(fs.name), "%s", k->opname);
+	} else if (k->exists && !opts.exist) {
+		filter_spec_free(&fs);
+		RERR(r, EXIT_USAGE, "a filter named %s already exists", w[1]);
+	}
+	if (!k->exists || k->replacing) {
 		filter_spec_keyspec(&fs, &k->ks);
 		k->exists = true;
 		k->line = line;
@@ -615,6 +896,8 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		filter_spec_free(&fs);
 		RERR(r, EXIT_FAIL, "out of memory");
 	}
+	if (k->line == line)
+		k->create = op;
 	op->ok_eexist = opts.exist && !(fs.have & HAVE_IMAGE);
 	op->img_version = -1;
 	if (fs.have & HAVE_IMAGE) {
@@ -624,6 +907,7 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 		op->img_version = image_version(fs.image[0], fs.image_len[0]);
 		r->loading = true;
 		snprintf(r->lname, sizeof(r->lname), "%s", fs.name);
+		snprintf(r->lreal, sizeof(r->lreal), "%s", w[1]);
 		r->lline = line;
 		r->loff = 0;
 		/* The stages' tables come back to back. */
@@ -648,7 +932,9 @@ static int r_load(struct rctx *r, char **w, int n, uint32_t line)
 
 	if (n < 4)
 		RERR(r, EXIT_USAGE, "want 'load NAME OFFSET BASE64' or 'load NAME OFFSET zero LENGTH'");
-	if (!r->loading || strcmp(w[1], r->lname))
+	if (r->skipping && !strcmp(w[1], r->lreal))
+		return 0;
+	if (!r->loading || strcmp(w[1], r->lreal))
 		RERR(r, EXIT_USAGE, "'load %s' without a 'create %s ... image HEADER' line before it",
 		     w[1], w[1]);
 	if (parse_u64(w[2], &off))
@@ -706,8 +992,11 @@ static int r_named(struct rctx *r, char **w, int n, uint32_t line,
 		RERR(r, EXIT_USAGE, "%s", err);
 	if (need_filter(r, w[1], &k))
 		return -1;
+	if (cmd == NF_CUCKOO_CMD_DEL && k->replacing)
+		RERR(r, EXIT_USAGE, "-replace: filter %s is destroyed after it was created on line %" PRIu32 "; nothing to replace it with",
+		     w[1], k->line);
 	if (cmd == NF_CUCKOO_CMD_SET) {
-		snprintf(fs.name, sizeof(fs.name), "%s", w[1]);
+		snprintf(fs.name, sizeof(fs.name), "%s", k->opname);
 		if (parse_filter_spec(w + 2, n - 2, &fs, true, false, err,
 				      sizeof(err)))
 			RERR(r, EXIT_USAGE, "%s", err);
@@ -718,9 +1007,9 @@ static int r_named(struct rctx *r, char **w, int n, uint32_t line,
 		if (n > 2)
 			RERR(r, EXIT_USAGE, "unexpected '%s' after '%s %s'", w[2],
 			     w[0], w[1]);
-		msg = build_named(r->nl, cmd, w[1]);
+		msg = build_named(r->nl, cmd, k->opname);
 	}
-	if (!msg || !opq_push(&r->q, msg, cmd, w[1], line))
+	if (!msg || !opq_push(&r->q, msg, cmd, k->opname, line))
 		RERR(r, EXIT_FAIL, "out of memory");
 	if (cmd == NF_CUCKOO_CMD_DEL) {
 		k->exists = false;
@@ -760,7 +1049,7 @@ static int r_entry(struct rctx *r, char **w, int n, uint32_t line,
 	if (opts.exist)
 		flags = cmd == NF_CUCKOO_CMD_ADD_ENTRIES ? NF_CUCKOO_BATCH_F_UNIQUE :
 						     NF_CUCKOO_BATCH_F_MISSING_OK;
-	if (opq_entry(&r->q, cmd, w[1], flags, &e, line))
+	if (opq_entry(&r->q, cmd, k->opname, flags, &e, line))
 		RERR(r, EXIT_FAIL, "out of memory");
 	r->entries++;
 	return 0;
@@ -791,9 +1080,12 @@ static int r_line(struct rctx *r, char *line, uint32_t lineno)
 	}
 	r->lines++;
 	if (r->loading && (strcmp(w[0], "load") || n < 2 ||
-			   strcmp(w[1], r->lname)))
+			   strcmp(w[1], r->lreal)))
 		if (end_load(r, lineno))
 			return -1;
+	if (r->skipping && (strcmp(w[0], "load") || n < 2 ||
+			    strcmp(w[1], r->lreal)))
+		r->skipping = false;
 	if (!strcmp(w[0], "add"))	/* first: a bulk list is all adds */
 		return r_entry(r, w, n, lineno, NF_CUCKOO_CMD_ADD_ENTRIES);
 	if (!strcmp(w[0], "create"))
@@ -820,6 +1112,103 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*
+ * A save (its first line SAVE_MARKER) must end with its checksum line:
+ * one whose bytes were damaged, or cut short, is refused whole.  0: go
+ * on with the line; 1: the end line, checked; -1 with r->err.
+ */
+static int check_line(struct rctx *r, const char *line, size_t len,
+		      uint32_t lineno)
+{
+	static const size_t plen = sizeof(SAVE_END_PREFIX) - 1;
+	char hex[SHA256_HEX];
+	struct sha256 copy;
+	size_t n;
+
+	if (lineno == 1)
+		r->need_end = !strncmp(line, SAVE_MARKER, sizeof(SAVE_MARKER) - 1);
+	if (r->seen_end) {
+		if (line_is_blank(line) && !strchr(line, '#'))
+			return 1;
+		RERR(r, EXIT_USAGE, "text after the end of the save (line %" PRIu32 ")",
+		     r->end_line);
+	}
+	if (len < plen || strncmp(line, SAVE_END_PREFIX, plen)) {
+		sha256_update(&r->sha, line, len);
+		sha256_update(&r->sha, "\n", 1);
+		return 0;
+	}
+	copy = r->sha;
+	sha256_hex(&copy, hex);
+	n = strspn(line + plen, "0123456789abcdef");
+	if (n != SHA256_HEX - 1 || !line_is_blank(line + plen + n) ||
+	    strncmp(line + plen, hex, n))
+		RERR(r, EXIT_USAGE, "the save is damaged: the SHA-256 of its lines before this one is %s, not what this line says",
+		     hex);
+	r->seen_end = true;
+	r->end_line = lineno;
+	return 1;
+}
+
+/* The replacements built, swapped in all together: 0, or -1 with each
+ * one as it was. */
+static int commit_replacements(struct rctx *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nk; i++) {
+		struct nl_msg *msg;
+		struct nlerr e;
+		int err;
+
+		if (!r->k[i].replacing)
+			continue;
+		msg = build_named(r->nl, NF_CUCKOO_CMD_SWAP, r->k[i].name);
+		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME2, r->k[i].opname)) {
+			nlmsg_free(msg);
+			errmsg("out of memory");
+			err = -ENOMEM;
+		} else {
+			err = cfnl_transact(r->nl, msg, NULL, NULL, &e);
+			if (err)
+				report_nlerr(&e, msg, r->k[i].name);
+			nlmsg_free(msg);
+		}
+		if (!err)
+			continue;
+		/* Put back those already swapped; all stay as they were. */
+		for (j = 0; j < i; j++) {
+			msg = r->k[j].replacing ?
+			      build_named(r->nl, NF_CUCKOO_CMD_SWAP, r->k[j].name) : NULL;
+			if (msg && !nla_put_string(msg, NF_CUCKOO_A_NAME2, r->k[j].opname))
+				cfnl_transact(r->nl, msg, NULL, NULL, &e);
+			nlmsg_free(msg);
+		}
+		return -1;
+	}
+	return 0;
+}
+
+/* Destroy the filters the stream made (the old tables too, once
+ * swapped out): those whose create was applied, or sent unanswered. */
+static int destroy_made(struct rctx *r, bool replaced_only)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < r->nk; i++) {
+		struct known *k = &r->k[i];
+
+		if (replaced_only ? !k->replacing :
+		    !k->create || !k->create->sent ||
+		    (k->create->done && k->create->err.err))
+			continue;
+		if (destroy_quietly(r->nl, k->opname))
+			n = -1;
+	}
+	return n;
+}
+
 int cmd_restore(int argc, char **argv)
 {
 	const char *file = cfctl_file();
@@ -834,7 +1223,8 @@ int cmd_restore(int argc, char **argv)
 
 	(void)argv;
 	if (argc) {
-		errmsg("unexpected '%s'; usage: cfctl restore [-f FILE]", argv[0]);
+		errmsg("unexpected '%s'; usage: cfctl restore [-exist | -replace] [-f FILE]",
+		       argv[0]);
 		return EXIT_USAGE;
 	}
 	f = open_input(file ? file : "-");
@@ -849,8 +1239,13 @@ int cmd_restore(int argc, char **argv)
 		goto out;
 	}
 	t0 = now();
+	sha256_init(&r.sha);
 	while ((got = read_line(&lr, &line, &len, rerr, sizeof(rerr))) > 0) {
-		if (r_line(&r, line, lr.lineno)) {
+		int c = check_line(&r, line, len, lr.lineno);
+
+		if (c > 0)
+			continue;
+		if (c < 0 || r_line(&r, line, lr.lineno)) {
 			if (r.err[0])
 				errmsg("line %" PRIu32 ": %s; nothing was applied",
 				       lr.lineno, r.err);
@@ -867,6 +1262,12 @@ int cmd_restore(int argc, char **argv)
 	if (got == -2) {
 		errmsg("%s; nothing was applied", rerr);
 		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (r.need_end && !r.seen_end) {
+		errmsg("the save ends at line %" PRIu32 " without its last line, the checksum: it was cut short; nothing was applied",
+		       lr.lineno);
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (end_load(&r, lr.lineno + 1)) {
@@ -891,14 +1292,28 @@ int cmd_restore(int argc, char **argv)
 			errmsg("line %" PRIu32 ": the image of %s is of image version %d",
 			       op->line, op->name, op->img_version);
 		report_failure(&r.q, err, "line", NULL, 0);
-		if (op && (op->cmd == NF_CUCKOO_CMD_LOAD_CHUNK ||
-			   op->cmd == NF_CUCKOO_CMD_LOAD_END ||
-			   op->cmd == NF_CUCKOO_CMD_LOAD_BEGIN))
-			errmsg("the restore of filter %s was abandoned: the kernel discards it",
-			       op->name);
+		if (destroy_made(&r, false))
+			errmsg("some of the filters this restore created could not be destroyed again");
+		else
+			errmsg("the filters this restore created were destroyed again%s",
+			       opts.replace ? ", and those it was to replace left as they were" : "");
 		ret = EXIT_FAIL;
 		goto out;
 	}
+	if (commit_replacements(&r)) {
+		destroy_made(&r, true);
+		errmsg("nothing was replaced: every filter was left as it was");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	/* The old tables, swapped out to the temporary names. */
+	if (destroy_made(&r, true)) {
+		errmsg("the filters were replaced, but some old tables are left under temporary names (" TMP_PREFIX "...): destroy them");
+		ret = EXIT_FAIL;
+	}
+	if (r.kept && !opts.quiet)
+		fprintf(stderr, "restore: %" PRIu64 " filter%s kept as the kernel holds %s\n",
+			r.kept, r.kept == 1 ? "" : "s", r.kept == 1 ? "it" : "them");
 	if (opts.verbose) {
 		uint64_t added = opq_applied(&r.q, NF_CUCKOO_CMD_ADD_ENTRIES);
 		uint64_t deleted = opq_applied(&r.q, NF_CUCKOO_CMD_DEL_ENTRIES);

@@ -7,6 +7,7 @@
 
 #include "info.h"
 #include "ops.h"
+#include "sha256.h"
 
 int cmd_create(int argc, char **argv);
 int cmd_destroy(int argc, char **argv);
@@ -21,6 +22,9 @@ int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_swap(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
+#define COMPACT_SYNOPSIS	"compact -f LIST NAME"
 
 /* Build NF_CUCKOO_CMD_NEW (or, with an image, NF_CUCKOO_CMD_LOAD_BEGIN). */
 struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs);
@@ -78,21 +82,59 @@ int create_apply(struct cfnl *nl, const struct filter_spec *fs);
  * FILE.XXXXXX beside it, renamed over FILE by save_out_close() if all
  * went well (a symlink is followed: its target is replaced).
  */
+/*
+ * A save's output.  What is written to f is hashed on its way to the
+ * file; save_out_close() ends it with the line SAVE_END_PREFIX HEX, the
+ * SHA-256 of every byte before that line, which restore checks.
+ */
 struct save_out {
-	FILE *f;
+	FILE *f;		/* write here */
+	FILE *out;		/* the file itself (stdout, or tmp) */
 	const char *file;	/* NULL: stdout */
 	char *tmp;		/* the temporary file, NULL if written in place */
 	char *real;		/* file with its symlink resolved (malloc'ed) */
+	struct sha256 sha;
+	/* save -f: keep the old file as FILE.1 if it held more filters
+	 * than the nfilters of the new one */
+	bool keep_prev;
+	size_t nfilters;
 };
+
+/* A save's first line starts with this, and then it must end with its
+ * SAVE_END_PREFIX line (older saves have neither). */
+#define SAVE_MARKER	"# nf_cuckoo save 2"
+#define SAVE_END_PREFIX	"# end sha256 "
 
 /* 0, or -1 with the error printed. */
 int save_out_open(struct save_out *so, const char *file);
-/* Flush and close, and if ok put the file in place, else remove the
- * temporary one.  0, or -1 with the error printed. */
+/* End the save (if ok), flush and close, and if ok put the file in
+ * place, else remove the temporary one.  0, or -1 with the error
+ * printed. */
 int save_out_close(struct save_out *so, bool ok);
 /* Save filter name (create and load lines) to out.  0 or -errno, the
  * error printed. */
 int save_one(struct cfnl *nl, const char *name, FILE *out);
+
+/*
+ * A filter being built to replace another is named TMP_PREFIX, cfctl's
+ * pid, '-' and a number: a name no user can mistake for theirs.
+ */
+#define TMP_PREFIX	".cfctl-"
+bool is_tmp_name(const char *name);
+void tmp_name(char name[NF_CUCKOO_NAME_MAXLEN], unsigned int n);
+/* A filter's create parameters, as GET describes it (no image). */
+void spec_from_info(const struct filter_info *fi, struct filter_spec *fs);
+/* Swap tmp in for name and destroy the old one; on failure name is as
+ * it was and tmp is destroyed.  EXIT_*, the error printed. */
+int replace_commit(struct cfnl *nl, const char *name, const char *tmp);
+/* Destroy a filter, a missing one being fine: 0 or -errno (printed). */
+int destroy_quietly(struct cfnl *nl, const char *name);
+/* A filter's save image, held in memory: fetched from one backend (the
+ * offline one), loaded into another as filter as, its settings kept. */
+struct save_img;
+struct save_img *save_fetch(struct cfnl *nl, const char *name);
+int save_img_load(struct cfnl *nl, const struct save_img *img, const char *as);
+void save_img_free(struct save_img *img);
 
 /* Returns how the kernel error maps to an exit status. */
 static inline int exit_for(int err)
