@@ -50,10 +50,11 @@ vm_save() {
 	[ "$rc" = 0 ] && [ -s "$save" ] || { printf '%s\n' "$out"; return 1; }
 }
 
-same_image() {	# SAVE1 SAVE2 DESCRIPTION: equal but for the comment line
+same_image() {	# SAVE1 SAVE2 DESCRIPTION: equal but for the first line (a
+		# comment) and the last (the checksum, of the first too)
 	local d
 
-	d=$(diff <(tail -n +2 "$1") <(tail -n +2 "$2") | head -n 10)
+	d=$(diff <(sed '1d;$d' "$1") <(sed '1d;$d' "$2") | head -n 10)
 	[ -z "$d" ] && grep -q '^create f4 ' "$1"
 	point $? "$3" "$d"
 }

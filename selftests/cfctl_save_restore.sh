@@ -128,7 +128,7 @@ expect "restore over existing filters: refused before anything is applied" 2 \
 "$CFCTL" destroy five
 sed -n '/^create five /p; /^load five /p' "$TMP/saved" | sed '$d' >"$TMP/cut"
 expect "a truncated table: the kernel says incomplete, exit 3" 3 \
-	"incomplete.*restore of filter five was abandoned" "$CFCTL" restore -f "$TMP/cut"
+	"incomplete.*the filters this restore created were destroyed again" "$CFCTL" restore -f "$TMP/cut"
 run "$CFCTL" show five
 [ "$RC" = 3 ] && ok "nothing of the truncated filter is left" || not_ok "nothing of the truncated filter is left" "$OUT"
 

@@ -49,7 +49,7 @@ bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
 echo "1..104"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
-t "--help too" 0 "restore \[-f FILE\]" -- --help
+t "--help too" 0 "restore \[-exist \| -replace\] \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
 t "help VERB shows entry syntax" 0 "\[2001:db8::1\]:443" -- help test
 t "VERB -h is help VERB" 0 "Usage: cfctl create" -- create -h
@@ -192,10 +192,11 @@ ck "... not a byte" $?
 t "-o is build's only" 2 "^cfctl: save: -o is build's" -- save -o "$img"
 
 t "build: 300 entries" 0 "^$" -- build -f "$good" -o "$img" b capacity 1000 seed 7
-head -1 "$img" | grep -q "^# nf_cuckoo filter built offline by cfctl " &&
+head -1 "$img" | grep -q "^# nf_cuckoo save 2: a filter built offline by cfctl " &&
 	sed -n 2p "$img" | grep -qE "^create b family inet key src,dst,sport,dport,proto capacity 1000 fingerprint 12 bucket 4 kicks 500 hook prerouting priority -300 action drop grow factor 2 stages 8 image [A-Za-z0-9+/=]+$" &&
-	[ "$(grep -cE "^load b [0-9]+ " "$img")" = "$(($(wc -l <"$img") - 2))" ]
-ck "... the image: a comment, a create line with the image, load lines" $?
+	[ "$(grep -cE "^load b [0-9]+ " "$img")" = "$(($(wc -l <"$img") - 3))" ] &&
+	[ "$(tail -n 1 "$img")" = "# end sha256 $(head -n -1 "$img" | sha256sum | cut -d' ' -f1)" ]
+ck "... the image: a comment, a create line with the image, load lines, the checksum of all that" $?
 "$CFCTL" build -f - -o - b capacity 1000 seed 7 <"$good" | cmp -s - "$img"
 ck "build -f - -o - : the same image on stdout" $?
 t "build -v says what was done, on stderr" 0 "^build: image of b written to $TMP/img2 in" -- -v build -f "$good" -o "$TMP/img2" b capacity 1000 seed 7

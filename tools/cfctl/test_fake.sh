@@ -40,7 +40,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((104 - 11 * real))"
+echo "1..$((112 - 11 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -113,13 +113,41 @@ entries 5001 6000 >"$dir/kept"
 t "test -f after restore: the 1000 kept are there" 0 \
 	"f: 1000 of 1000 entries present" -- test -f "$dir/kept" f
 
-# Corrupt streams: nothing may be left behind.
+# Corrupt streams: nothing may be left behind.  A save ends with the
+# SHA-256 of its lines (format 2); unsealed FILE: the same stream as a
+# save of before format 2 (or one written by hand), which restore checks
+# line by line and the kernel checks whole.
+unsealed() {
+	sed '1d;$d' "$1"
+}
 cf destroy f
+head -n -1 "$dir/s1" >"$dir/cut"
+t "restore: a save cut short (its checksum line gone) is refused whole, status 2" 2 \
+	"restore: the save ends at line [0-9]+ without its last line, the checksum: it was cut short; nothing was applied" -- \
+	restore -f "$dir/cut"
+want_items f none "restore: a save cut short: no filter"
+head -n 4 "$dir/s1" >"$dir/cut4"
+tail -n 1 "$dir/s1" >>"$dir/cut4"
+t "restore: a save missing lines before its checksum is refused whole, status 2" 2 \
+	"restore: line 5: the save is damaged: the SHA-256 of its lines before this one is [0-9a-f]{64}, not what this line says; nothing was applied" -- \
+	restore -f "$dir/cut4"
+want_items f none "restore: lines missing: no filter"
+awk 'NR == 3 && !done { n = split($4, c, ""); o = "";
+	for (i = 1; i <= n; i++) o = o (i > 8 && i <= 16 ? (c[i] == "A" ? "B" : "A") : c[i]);
+	$4 = o; done = 1 } { print }' "$dir/s1" >"$dir/flip"
+! cmp -s "$dir/s1" "$dir/flip"
+result $? "restore: (8 base64 characters of line 3 changed to other valid ones)"
+t "restore: ... refused whole by the checksum, status 2" 2 \
+	"the save is damaged: the SHA-256 .*nothing was applied" -- restore -f "$dir/flip"
+want_items f none "restore: a damaged save: no filter"
+printf '\n# a comment after the end\n' | cat "$dir/s1" - >"$dir/after"
+t "restore: text after the checksum line is refused, status 2" 2 \
+	"text after the end of the save" -- restore -f "$dir/after"
 sed '3s/ [A-Za-z0-9+\/=]*$/ @@notbase64@@/' "$dir/s1" >"$dir/badb64"
 t "restore: bad base64 on line 3, status 2" 2 \
 	"restore: line 3: bad base64.*nothing was applied" -- restore -f "$dir/badb64"
 want_items f none "restore: bad base64: no filter left"
-head -n -1 "$dir/s1" >"$dir/trunc"
+unsealed "$dir/s1" | head -n -1 >"$dir/trunc"
 t "restore: truncated table refused by the kernel, status 3" 3 \
 	"table incomplete: load aborted, filter removed.*" -- restore -f "$dir/trunc"
 want_items f none "restore: truncated table: no filter left"
@@ -131,11 +159,11 @@ result $? "restore: nothing at all left behind"
 # cfctl's error names both versions: the module's and the image's.
 hdr=$(sed -n 's/^create f .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$dir/s1")
 v1=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
-sed "s|image $hdr|image $v1|" "$dir/s1" >"$dir/v1"
+unsealed "$dir/s1" | sed "s|image $hdr|image $v1|" >"$dir/v1"
 cf restore -f "$dir/v1"
 [ "$rc" = 3 ] &&
-	grep -qE "line 2: .*this is nf_cuckoo [0-9.]+, which reads image versions 2 to 3 only" <<<"$out" &&
-	grep -qE "line 2: the image of f is of image version 1$" <<<"$out"
+	grep -qE "line 1: .*this is nf_cuckoo [0-9.]+, which reads image versions 2 to 3 only" <<<"$out" &&
+	grep -qE "line 1: the image of f is of image version 1$" <<<"$out"
 result $? "restore: an image of version 1 is refused, naming both versions, status 3"
 want_items f none "restore: an image of version 1: no filter left"
 
@@ -164,10 +192,11 @@ awk 'BEGIN { for (i = 0; i < 1200; i++)
 	printf "src 172.16.%d.%d\n", int(i / 256), i % 256 }' >"$dir/srcs"
 entries 1 200 >"$dir/few"
 
-# same_but_line1 A B: the files agree from their second line on; through
-# files, as the VM (where --real runs this) has no /dev/fd for <(...).
-same_but_line1() {
-	tail -n +2 "$1" >"$dir/a.body" && tail -n +2 "$2" >"$dir/b.body" &&
+# same_but_ends A B: the files agree but for their first lines (who made
+# them) and last (the checksum, of the first line too); through files, as
+# the VM (where --real runs this) has no /dev/fd for <(...).
+same_but_ends() {
+	sed '1d;$d' "$1" >"$dir/a.body" && sed '1d;$d' "$2" >"$dir/b.body" &&
 		cmp -s "$dir/a.body" "$dir/b.body"
 }
 
@@ -184,13 +213,13 @@ bva() {
 	cf create "$name" "$@" &&
 		[ "$rc" = 0 ] && cf ${x:+"$x"} add -f "$file" "$name" &&
 		[ "$rc" = 0 ] && cf save -f "$dir/$name.save" "$name"
-	[ "$rc" = 0 ] && same_but_line1 "$dir/$name.img" "$dir/$name.save"
-	result $? "$desc: the image is the save of the filter made here, but for line 1"
+	[ "$rc" = 0 ] && same_but_ends "$dir/$name.img" "$dir/$name.save"
+	result $? "$desc: the image is the save of the filter made here, but for its first and last lines"
 }
 bva ba "$dir/mix" "" capacity 8000 seed 0x1234abcd
 bva bb "$dir/bi" "" family ip6 bidirectional bucket 8 kicks 50 fingerprint 16 capacity 2000 seed 99
 bva bc "$dir/srcs" -exist family ip key src fingerprint 8 bucket 2 capacity 1200 seed 5
-grep -q '^# nf_cuckoo filter built offline by cfctl ' "$dir/ba.img" &&
+grep -q '^# nf_cuckoo save 2: a filter built offline by cfctl ' "$dir/ba.img" &&
 	! grep -q "built offline" "$dir/ba.save"
 result $? "build: the image's first line says it was built offline"
 
@@ -199,7 +228,7 @@ t "... restore -f IMAGE" 0 "" -- restore -f "$dir/ba.img"
 t "... every entry of the image is present" 0 \
 	"ba: 4020 of 4020 entries present" -- test -f "$dir/mix" ba
 cf save -f "$dir/ba.again" ba
-same_but_line1 "$dir/ba.img" "$dir/ba.again"
+same_but_ends "$dir/ba.img" "$dir/ba.again"
 result $? "... and saved again, it is the image"
 
 # Refused as add refuses, in the same words but for the verb, and then
@@ -308,7 +337,8 @@ t "grow: more images than stages: refused before the kernel, status 2" 2 \
 cf create go family ip capacity 5000 seed 9
 cf add -f "$dir/g3k" go
 cf save -f "$dir/go1" go
-sed -i '/^create go /s/ grow factor 2 stages 8//' "$dir/go1"
+unsealed "$dir/go1" | sed '/^create go /s/ grow factor 2 stages 8//' >"$dir/go1.old"
+mv "$dir/go1.old" "$dir/go1"
 cf destroy go
 t "grow: a save of one image without growth words restores" 0 "" -- \
 	restore -f "$dir/go1"
@@ -323,7 +353,7 @@ cf add gr $x
 cf del gr $x
 [ "$rc" = 3 ] &&
 	grep -q "^cfctl: del: entry 1 (udp 10.0.0.1:2 192.0.2.1:53): entry is in more than one stage" <<<"$out" &&
-	grep -q "to remove it, 'cfctl flush gr' and add the entries to keep again$" <<<"$out"
+	grep -q "to remove it, rebuild the filter from the entries to keep: 'cfctl compact -f LIST gr'$" <<<"$out"
 result $? "grow: a delete of an entry two stages answer for: ambiguous, what to do, status 3"
 want_items gr 3001 "grow: the ambiguous delete deleted nothing"
 # -keep-ambiguous: the rest of the batch is deleted, that entry kept.
@@ -376,9 +406,10 @@ printf 'create r family ip capacity 100\nadd r udp 10.0.0.1:1 10.0.0.2:2\nadd r 
 # Requests: 1 the lookup of r, 2 NEW, 3 the batch of both adds.
 CFCTL_FAKE_FAIL_AT=3 cf restore -f "$dir/rfail"
 [ "$rc" = 3 ] && grep -qE "lines 2-3: fake: injected failure" <<<"$out" &&
-	grep -qE "lines before 2 were applied \(0 entries added, 1 other command\)" <<<"$out"
+	grep -qE "lines before 2 were applied \(0 entries added, 1 other command\)" <<<"$out" &&
+	grep -qE "the filters this restore created were destroyed again" <<<"$out"
 result $? "restore: a request refused by the kernel: what was applied is said"
-want_items r 0 "restore: refused batch: the filter created before it remains, empty"
+want_items r none "restore: refused batch: the filter the stream created is destroyed again"
 
 # Events: the fake appends what the module would multicast to
 # $CFCTL_FAKE_EVENTS, and monitor reads it back (then ends, status 0).
