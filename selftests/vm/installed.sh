@@ -11,11 +11,14 @@
 # the module tree (updates/).  Then a flow is dropped and another passes.
 # With UNIT (the nf-cuckoo.service file), the unit's own ExecStop lines save
 # three filters holding 100,000 entries, the module is unloaded, the unit's
-# own ExecStart lines load and restore it, and every entry and every
-# setting must be back; ExecReload puts back what the file holds, and a
-# file that cannot be restored fails ExecStart and is kept.  The unit's
-# state directory is moved to a scratch directory (the VM's root is
-# read-only); nothing else of its lines changes.
+# own ExecCondition and ExecStart lines load and restore it, and every
+# entry and every setting must be back; ExecStart again (a restart) keeps
+# what the kernel holds; ExecReload replaces the filters the file names
+# and leaves the others; a file cut short fails ExecStart, nothing is
+# created and the file is kept; ExecStop with the module unloaded saves
+# nothing.  The unit's state directory is moved to a scratch directory
+# (the VM's root is read-only) and cfctl is CFCTL; nothing else of its
+# lines changes.
 #
 # Prints TAP; exit status 0 when every point passed.
 
@@ -34,7 +37,7 @@ HOST=10.0.0.2
 SCRATCH=$(mktemp -d)
 N=100000
 
-plan $([ -n "$UNIT" ] && echo 11 || echo 5)
+plan $([ -n "$UNIT" ] && echo 14 || echo 5)
 
 cleanup() {
 	"$CFCTL" destroy >/dev/null 2>&1
@@ -97,10 +100,12 @@ a=$(arrived 5001)
 
 [ -n "$UNIT" ] || finish
 
-# The unit's lines of KEY, the state directory moved to the scratch one.
+# The unit's lines of KEY, the state directory moved to the scratch one,
+# cfctl (which systemd finds in its PATH) the one under test.
 unit_lines() {
 	sed -n "s/^$1=//p" "$UNIT" |
-		sed "s|/var/lib/nf-cuckoo|$SCRATCH/state|g"
+		sed -e "s|/var/lib/nf-cuckoo|$SCRATCH/state|g" \
+		    -e "s|exec cfctl |exec $CFCTL |g"
 }
 run_lines() {	# KEY: run the unit's KEY lines in order, stop at a failure
 	local line
@@ -153,10 +158,10 @@ out=$(run_lines ExecStop 2>&1)
 	not_ok "the unit's ExecStop saves the filters" "$out"
 
 "$CFCTL" destroy && rmmod nf_cuckoo || bail "cannot unload nf_cuckoo"
-out=$(run_lines ExecStart 2>&1)
+out=$(run_lines ExecCondition 2>&1 && run_lines ExecStart 2>&1)
 [ $? = 0 ] && [ -d /sys/module/nf_cuckoo ] &&
-	ok "the unit's ExecStart loads the module and restores" ||
-	not_ok "the unit's ExecStart loads the module and restores" "$out"
+	ok "the unit's ExecCondition and ExecStart load the module and restore" ||
+	not_ok "the unit's ExecCondition and ExecStart load the module and restore" "$out"
 
 settings >"$SCRATCH/after"
 if cmp -s "$SCRATCH/before" "$SCRATCH/after"; then
@@ -173,31 +178,72 @@ done
 [ -z "$missing" ] && ok "all $N entries are found after the restore" ||
 	not_ok "all $N entries are found after the restore" "missing in:$missing"
 
-# Reload: what was created since is gone, the saved filters are back.
+# A restart (an upgrade's too) runs ExecStart with the filters loaded: it
+# keeps what the kernel holds, an entry added since the save included.
+"$CFCTL" add f4 udp 10.200.0.1:9 192.0.2.1:53 || bail "cannot add to f4"
+out=$(run_lines ExecStart 2>&1)
+rc=$?
+settings >"$SCRATCH/restarted"
+if [ $rc = 0 ] && "$CFCTL" -q test f4 udp 10.200.0.1:9 192.0.2.1:53 &&
+   grep -q "3 filters kept" <<<"$out"; then
+	ok "ExecStart with the filters loaded (a restart) succeeds and keeps them as they are"
+else
+	not_ok "ExecStart with the filters loaded (a restart) succeeds and keeps them" \
+		"status $rc: $out"
+fi
+
+# Reload: the filters the file names are replaced by what it holds (f4's
+# later entry gone, f6 destroyed meanwhile back); one it does not name
+# stays.
 "$CFCTL" create extra capacity 100 && "$CFCTL" destroy f6 ||
 	bail "cannot change the filters"
 out=$(run_lines ExecReload 2>&1)
 rc=$?
-settings >"$SCRATCH/reloaded"
-[ $rc = 0 ] && cmp -s "$SCRATCH/before" "$SCRATCH/reloaded" &&
-	ok "the unit's ExecReload puts back what the file holds, only that" ||
-	not_ok "the unit's ExecReload puts back what the file holds, only that" \
+settings | grep -v '"name": "extra"' >"$SCRATCH/reloaded"
+if [ $rc = 0 ] && cmp -s "$SCRATCH/before" "$SCRATCH/reloaded" &&
+   "$CFCTL" show extra >/dev/null 2>&1 &&
+   ! "$CFCTL" -q test f4 udp 10.200.0.1:9 192.0.2.1:53 >/dev/null 2>&1; then
+	ok "ExecReload puts back what the file holds for the filters it names, leaves the others"
+else
+	not_ok "ExecReload puts back what the file holds for the filters it names, leaves the others" \
 		"status $rc: $out" "$(diff "$SCRATCH/before" "$SCRATCH/reloaded")"
+fi
+missing=
+for f in f4 f6 fi; do
+	"$CFCTL" -q test -f "$SCRATCH/$f" $f >/dev/null || missing="$missing $f"
+done
+[ -z "$missing" ] && ok "... all $N entries found after the reload" ||
+	not_ok "... all $N entries found after the reload" "missing in:$missing"
+"$CFCTL" destroy extra
 
-# A file that cannot be restored (its last table cut short): the start
-# fails, saying why, and the file is kept as it was for the next try.
+# A file that cannot be restored (its last lines cut off): the start fails
+# before anything is applied, saying why, and the file is kept as it was
+# for the next try.
 head -n -1 "$SCRATCH/state/filters.save" >"$SCRATCH/cut" &&
 	cp "$SCRATCH/cut" "$SCRATCH/state/filters.save" ||
 	bail "cannot write the cut file"
 "$CFCTL" destroy && rmmod nf_cuckoo || bail "cannot unload nf_cuckoo"
 out=$(run_lines ExecStart 2>&1)
 rc=$?
-if [ $rc != 0 ] && grep -q "table incomplete" <<<"$out" &&
+if [ $rc != 0 ] && grep -q "cut short; nothing was applied" <<<"$out" &&
    cmp -s "$SCRATCH/cut" "$SCRATCH/state/filters.save" &&
-   ! "$CFCTL" show fi >/dev/null 2>&1; then
-	ok "a restore that fails fails ExecStart (status $rc), with the reason; the file is kept"
+   [ -z "$("$CFCTL" list -n)" ]; then
+	ok "a save cut short fails ExecStart (status $rc), with the reason; nothing is created, the file is kept"
 else
-	not_ok "a restore that fails fails ExecStart, with the reason; the file is kept" \
+	not_ok "a save cut short fails ExecStart, with the reason; nothing is created, the file is kept" \
+		"status $rc: $out"
+fi
+
+# Stopped with the module unloaded: nothing to save, the file kept.
+rmmod nf_cuckoo || bail "cannot unload nf_cuckoo"
+out=$(run_lines ExecStop 2>&1)
+rc=$?
+if [ $rc = 0 ] && [ ! -d /sys/module/nf_cuckoo ] &&
+   cmp -s "$SCRATCH/cut" "$SCRATCH/state/filters.save" &&
+   grep -q "not loaded: nothing to save" <<<"$out"; then
+	ok "ExecStop with the module unloaded saves nothing and keeps the file"
+else
+	not_ok "ExecStop with the module unloaded saves nothing and keeps the file" \
 		"status $rc: $out"
 fi
 finish
