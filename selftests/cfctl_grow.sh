@@ -144,7 +144,7 @@ deleted=$(wc -l <"$TMP/del")
 diag "ambiguous deletes: $namb of $ndel ($(awk -v a="$namb" -v n="$ndel" 'BEGIN { printf "%.4f", a / n }'))"
 if [ "$namb" -gt 0 ]; then
 	run "$CFCTL" del g $(head -1 "$TMP/amb")
-	[ "$RC" = 3 ] && out_matches "more than one stage" && out_matches "flush g" &&
+	[ "$RC" = 3 ] && out_matches "more than one stage" && out_matches "cfctl compact -f LIST g" &&
 		ok "an ambiguous delete: status 3, the reason and what to do" ||
 		not_ok "an ambiguous delete: status 3, the reason and what to do" "status $RC" "$OUT"
 else

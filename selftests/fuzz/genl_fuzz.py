@@ -99,7 +99,7 @@ CMDS = [  # name, value
     ("UNSPEC", 0), ("NEW", 1), ("DEL", 2), ("GET", 3), ("SET", 4),
     ("FLUSH", 5), ("ADD_ENTRIES", 6), ("DEL_ENTRIES", 7),
     ("TEST_ENTRIES", 8), ("SAVE", 9), ("LOAD_BEGIN", 10),
-    ("LOAD_CHUNK", 11), ("LOAD_END", 12), ("EVENT", 13),
+    ("LOAD_CHUNK", 11), ("LOAD_END", 12), ("EVENT", 13), ("SWAP", 14),
 ]
 C = {n: v for n, v in CMDS}
 CMD_NAME = {v: n for n, v in CMDS}
@@ -123,6 +123,7 @@ ATTRS = [
     ("PREFIXES", 36, "bin"), ("GROW", 37, "u8"), ("GROW_FACTOR", 38, "u8"),
     ("STAGES_MAX", 39, "u8"), ("STAGE", 40, "nest"), ("FPR_TOTAL", 41, "u32"),
     ("EVENT", 42, "u8"), ("EVENT_COUNT", 43, "u32"), ("STAGE_INDEX", 44, "u8"),
+    ("NAME2", 45, "str"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -143,7 +144,7 @@ STAGE_ATTRS = [("PAD", 1, "pad"), ("CAPACITY", 2, "u64"), ("ITEMS", 3, "u64"),
 ST = {n: v for n, v, _ in STAGE_ATTRS}
 EVENTS = [("NEW", 1), ("DEL", 2), ("SET", 3), ("FLUSH", 4), ("RESTORE", 5),
           ("STAGE", 6), ("FULL", 7), ("LOAD_HIGH", 8), ("ADD", 9),
-          ("DEL_ENTRIES", 10)]
+          ("DEL_ENTRIES", 10), ("SWAP", 11)]
 EV = dict(EVENTS)
 EV_NAME = {v: n for n, v in EVENTS}
 # events whose message describes the filter as GET does, without STATS
@@ -182,6 +183,7 @@ SPEC = {
                    PACKET + ["PREFIXES"] + GROWTH),
     "LOAD_CHUNK": (["NAME", "CHUNK_OFFSET", "CHUNK_DATA"], []),
     "LOAD_END": (["NAME"], []),
+    "SWAP": (["NAME", "NAME2"], []),
 }
 BATCH_CMDS = ("ADD_ENTRIES", "DEL_ENTRIES", "TEST_ENTRIES")
 BATCH_MAX = 4096
@@ -216,6 +218,7 @@ CMD_ERR = {
     "LOAD_BEGIN": {errno.EEXIST, errno.EDQUOT},
     "LOAD_CHUNK": LOOKUP_ERR,
     "LOAD_END": LOOKUP_ERR | HOOK_ERR | {errno.ENODATA},
+    "SWAP": LOOKUP_ERR,
 }
 # BATCH_FAIL_REASON (enum nf_cuckoo_entry_err) for the errno of a failed batch
 WHY_MALFORMED, WHY_FAMILY, WHY_FULL, WHY_NOENT, WHY_PREFIXES = 1, 2, 3, 4, 5
@@ -1193,7 +1196,7 @@ class Gen:
 
     def attr_value(self, name):
         t = ATYPE[A[name]]
-        if name == "NAME":
+        if name in ("NAME", "NAME2"):
             return self.name()
         if name == "IMAGE_HEADER":
             return self.image()
@@ -2199,6 +2202,9 @@ class Events:
             extra = u(a[A["EVENT_COUNT"]][0], 4) if A["EVENT_COUNT"] in a else 0
             if not extra:
                 raise Anomaly("event %s without a count > 0" % ev)
+        elif ev == "SWAP":
+            if len(a.get(A["NAME2"], [])) != 1:
+                raise Anomaly("event SWAP without one NAME2")
         elif ev in ("STAGE", "LOAD_HIGH"):
             if A["STAGE_INDEX"] not in a or len(a.get(A["STAGE"], [])) != 1:
                 raise Anomaly("event %s without STAGE_INDEX and a STAGE" % ev)

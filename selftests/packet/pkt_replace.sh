@@ -12,6 +12,8 @@
 # holds its entries, once, in one stage, with no temporary filter left.
 #
 #   NFCP_REPLACE_ROUNDS  rounds of one restore -replace and one compact (4)
+#   NFCP_REPLACE_OLD=1   replace as the service's reload did before swap
+#                        (destroy, then restore): the test must fail
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
@@ -67,6 +69,11 @@ done
 bad=()
 t0=$SECONDS
 for ((r = 1; r <= ROUNDS; r++)); do
+	if [ "${NFCP_REPLACE_OLD:-0}" = 1 ]; then
+		cfq b destroy blk && cfq b restore -f "$SCRATCH/blk.save" ||
+			bad+=("round $r: destroy and restore failed")
+		continue
+	fi
 	cfq b restore -replace -f "$SCRATCH/blk.save" ||
 		bad+=("round $r: restore -replace failed")
 	cfq b compact -f "$LIST" blk || bad+=("round $r: compact failed")
