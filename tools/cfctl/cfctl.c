@@ -472,8 +472,9 @@ int main(int argc, char **argv)
 	first = i;
 	nargs = argc - first;
 	args = argv + first;
-	/* list, show, save: options may also follow the names. */
-	if (v->fn == cmd_list || v->fn == cmd_show || v->fn == cmd_save) {
+	/* list, show, save, compact: options may also follow the names. */
+	if (v->fn == cmd_list || v->fn == cmd_show || v->fn == cmd_save ||
+	    v->fn == cmd_compact) {
 		int j, k = 0;
 
 		for (j = 0; j < nargs; j++) {

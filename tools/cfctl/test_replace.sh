@@ -83,7 +83,7 @@ t "compact: a bad line in the list, status 2, nothing done" 2 "line 2" -- \
 [ "$(stages g)" -ge 6 ]
 result $? "... the filter as it was"
 t "compact: a missing filter, status 3" 3 "no filter" -- compact -f "$dir/all" nosuch
-t "compact -f LIST g: status 0" 0 "" -- compact -f "$dir/all" g
+t "compact g -f LIST (the list after the name): status 0" 0 "" -- compact g -f "$dir/all"
 [ "$(stages g)" = 1 ]
 result $? "... one stage"
 t "... every entry of the list present" 0 "g: 100000 of 100000 entries present" -- \
