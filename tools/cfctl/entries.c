@@ -7,19 +7,29 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "verbs.h"
 
 FILE *open_input(const char *path)
 {
+	struct stat st;
 	FILE *f;
 
 	if (!strcmp(path, "-"))
 		return stdin;
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
 		errmsg("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* A directory opens, then fails to read: the same input error. */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		errmsg("cannot open %s: %s", path, strerror(EISDIR));
+		fclose(f);
+		return NULL;
+	}
 	return f;
 }
 

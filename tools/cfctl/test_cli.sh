@@ -47,7 +47,7 @@ printf '# only a comment\nsrc 1.2.3.4\0 src 5.6.7.8\n' >"$TMP/nul"
 echo "TAP version 13"
 bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
-echo "1..104"
+echo "1..109"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
 t "--help too" 0 "restore \[-exist \| -replace\] \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
@@ -89,12 +89,19 @@ tl "restore -f /dev/zero: line 1, exit 2, in 200 MB" 2 \
 tl "restore: a 70 KiB line" 2 \
 	"^cfctl: restore: line 1: the line is longer than 65536 bytes; nothing was applied" -- restore -f "$TMP/long"
 t "restore: a NUL byte in line 2" 2 "^cfctl: restore: line 2: a NUL byte at byte 12" -- restore -f "$TMP/nul"
+# (/proc/self/mem opens, and reading its first page fails: EIO.)
 t "restore: a read error is not the end of the input" 3 \
-	"^cfctl: restore: read error at line 1: Is a directory; nothing was applied" -- restore -f /
+	"^cfctl: restore: read error at line 1: Input/output error; nothing was applied" -- restore -f /proc/self/mem
 t "restore: comment lines of 100 and 70 words are comments" 0 "^$" -- restore -f "$TMP/comments"
 t "restore: a missing file is an input error" 2 "cannot open $TMP/nosuch" -- restore -f "$TMP/nosuch"
 t "add -f: a missing file is an input error" 2 "^cfctl: add: cannot open $TMP/nosuch" -- add -f "$TMP/nosuch" x
 t "test -f: a missing file is an input error" 2 "^cfctl: test: cannot open" -- test -f "$TMP/nosuch" x
+# A directory opens for reading but cannot be read: an input error too.
+t "add -f DIRECTORY: an input error, the reason given" 2 "^cfctl: add: cannot open $TMP: Is a directory" -- add -f "$TMP" x
+t "del -f DIRECTORY too" 2 "^cfctl: del: cannot open $TMP: Is a directory" -- del -f "$TMP" x
+t "test -f DIRECTORY too" 2 "^cfctl: test: cannot open $TMP: Is a directory" -- test -f "$TMP" x
+t "restore -f DIRECTORY too" 2 "^cfctl: restore: cannot open $TMP: Is a directory" -- restore -f "$TMP"
+t "build -f DIRECTORY too" 2 "^cfctl: build: cannot open $TMP: Is a directory" -- build -f "$TMP" -o "$TMP/dirimg" b
 t "add NAME , : no entries, as add NAME" 2 "no entries given" -- add x ,
 t "del NAME with only separators" 2 "no entries given" -- del x " , " ,
 t "add NAME '' : no entries" 2 "no entries given" -- add x ""
