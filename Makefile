@@ -16,7 +16,9 @@
 #                   nftables interval set, alone (bench/prefix/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
 #                   depmod), cfctl into $(PREFIX)/sbin, its man page into
-#                   $(PREFIX)/share/man/man8, the fail2ban action into
+#                   $(PREFIX)/share/man/man8, the nf-cuckoo service into
+#                   $(PREFIX)/lib/systemd/system (/lib/systemd/system when
+#                   PREFIX is /usr; not enabled), the fail2ban action into
 #                   $(SYSCONFDIR)/fail2ban/action.d, the CrowdSec adapter
 #                   into $(PREFIX)/sbin (its man page into man8), its
 #                   configuration into $(SYSCONFDIR)/nf-cuckoo and the
@@ -25,6 +27,10 @@
 #                   (default /usr/local) and SYSCONFDIR (/etc) as usual
 #   make uninstall  remove what make install put there
 #   make clean
+#
+# Warnings are errors (-Werror, module and cfctl) with NFCF_WERROR=1, which
+# make check and make check-debug set; not in builds for use (make, make
+# install, DKMS, the Debian packages).
 #
 # The module is built for the running kernel when its headers are installed
 # (/lib/modules/$(uname -r)/build), else for the kernel Debian's
@@ -54,6 +60,13 @@ CS_SBIN = $(DESTDIR)$(PREFIX)/sbin/nf-cuckoo-crowdsec
 CS_CONF = $(DESTDIR)$(SYSCONFDIR)/nf-cuckoo/crowdsec.conf
 CS_YAML = $(DESTDIR)$(PREFIX)/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local
 CS_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-crowdsec.8
+# The service's units, where systemd looks for them: /usr/local/lib/systemd
+# for the default prefix, /lib/systemd for /usr (as Debian's packages do).
+UNITS = $(wildcard tools/systemd/*.service)
+UNITDIR = $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
+# systemd rereads its units when they change on the running system.
+DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	systemctl daemon-reload; fi
 
 module: have-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -69,6 +82,8 @@ have-kdir:
 install: module cfctl
 	install -D -m 644 nf_cuckoo.ko $(MODDIR)/nf_cuckoo.ko
 	$(MAKE) -C tools/cfctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -d $(UNITDIR)
+	install -m 644 $(UNITS) $(UNITDIR)/
 	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
 	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
 	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
@@ -79,14 +94,20 @@ install: module cfctl
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
 		depmod -b "$(DESTDIR)" -a $(KVER); fi
+	@$(DAEMON_RELOAD)
 
+# An enabled unit is disabled first: no link is left to a removed file.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
 	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf
+	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
 	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN)
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
 		depmod -b "$(DESTDIR)" -a $(KVER); fi
+	@$(DAEMON_RELOAD)
 
 cfctl:
 	$(MAKE) -C tools/cfctl
@@ -97,6 +118,9 @@ deps:
 demo: deps
 	$(MAKE) -s module cfctl
 	selftests/demo.sh
+
+# Every build of make check makes warnings errors (Kbuild, tools/cfctl).
+check check-debug: export NFCF_WERROR := 1
 
 check:
 	scripts/check.sh
