@@ -56,13 +56,14 @@ for kver in "$(scripts/kver.sh --debian)" "$(scripts/kver.sh --newest 6.12)"; do
 	[ -z "$out" ]
 	point $? "sparse (make C=2) on every object of nf_cuckoo.ko, $kver" "$out"
 done
-# One release number: the module's and cfctl's (kmod/version.h), DKMS's
-# and the packages'.
+# One release number: the module's and cfctl's (kmod/version.h) and the
+# packages'; DKMS's is the package's, put in dkms.conf by dh_dkms -V, so
+# dkms.conf holds none of its own.
 v=$(sed -n 's/^#define NF_CUCKOO_VERSION\t"\(.*\)"$/\1/p' kmod/version.h)
 vd=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
 vc=$(sed -n '1s/^nf-cuckoo (\([^)-]*\)[^)]*).*/\1/p' debian/changelog)
-[ -n "$v" ] && [ "$v" = "$vd" ] && [ "$v" = "$vc" ]
-point $? "one version: kmod/version.h ($v), dkms.conf ($vd), debian/changelog ($vc)"
+[ -n "$v" ] && [ "$vd" = "#MODULE_VERSION#" ] && [ "$v" = "$vc" ]
+point $? "one version: kmod/version.h ($v), debian/changelog ($vc); dkms.conf's from dh_dkms ($vd)"
 
 # The objects are the last kernel's now: leave the default's, for make.
 make -s module >/dev/null 2>&1
