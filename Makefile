@@ -21,7 +21,8 @@
 #                   PREFIX is /usr; not enabled), the fail2ban action into
 #                   $(SYSCONFDIR)/fail2ban/action.d, the CrowdSec adapter
 #                   into $(PREFIX)/sbin (its man page into man8), its
-#                   configuration into $(SYSCONFDIR)/nf-cuckoo and the
+#                   configuration into $(SYSCONFDIR)/nf-cuckoo, its
+#                   logrotate file into $(SYSCONFDIR)/logrotate.d and the
 #                   bouncer's settings into
 #                   $(PREFIX)/share/nf-cuckoo/crowdsec; DESTDIR, PREFIX
 #                   (default /usr/local) and SYSCONFDIR (/etc) as usual
@@ -60,9 +61,11 @@ CS_SBIN = $(DESTDIR)$(PREFIX)/sbin/nf-cuckoo-crowdsec
 CS_CONF = $(DESTDIR)$(SYSCONFDIR)/nf-cuckoo/crowdsec.conf
 CS_YAML = $(DESTDIR)$(PREFIX)/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local
 CS_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-crowdsec.8
+CS_LOGROTATE = $(DESTDIR)$(SYSCONFDIR)/logrotate.d/nf-cuckoo-crowdsec
 # The service's units, where systemd looks for them: /usr/local/lib/systemd
 # for the default prefix, /lib/systemd for /usr (as Debian's packages do).
-UNITS = $(wildcard tools/systemd/*.service)
+UNITS = $(wildcard tools/systemd/*.service tools/systemd/*.socket \
+		   tools/systemd/*.timer tools/systemd/*.path)
 UNITDIR = $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 # systemd rereads its units when they change on the running system.
 DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
@@ -88,6 +91,7 @@ install: module cfctl
 	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
 	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
 	install -D -m 644 contrib/crowdsec/nf-cuckoo-crowdsec.8 $(CS_MAN)
+	install -D -m 644 contrib/logrotate/nf-cuckoo-crowdsec $(CS_LOGROTATE)
 	install -d $(dir $(CS_YAML))
 	sed 's|/usr/sbin/|$(PREFIX)/sbin/|' \
 		contrib/crowdsec/crowdsec-custom-bouncer.yaml.local >$(CS_YAML)
@@ -102,7 +106,7 @@ uninstall:
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
 	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
-	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN)
+	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE)
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
