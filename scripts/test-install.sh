@@ -1,19 +1,40 @@
 #!/bin/bash
-# The ways a user installs nf_cuckoo, each tested for real (TAP on stdout):
+# The ways a user builds and installs nf_cuckoo, each tested for real (TAP
+# on stdout):
 #
+#  0. The build flags, in a copy of the tree: cfctl builds with the user's
+#     CFLAGS on the command line (make CFLAGS=-O1) and takes CPPFLAGS
+#     (_FORTIFY_SOURCE gives fortified calls); a warning is an error with
+#     NFCF_WERROR=1 (make check), in cfctl and in the module, and only then.
 #  1. make install into a copy of the VM kernel's module tree: the VM boots
 #     on that tree, the first cfctl command loads the module by itself, a
-#     flow is dropped; make uninstall removes what make install put there.
-#  2. DKMS: dkms add and build in private trees under build/, and the
-#     module DKMS built passes the smoke test in the VM of that kernel.
-#  3. The Debian packages: dpkg-buildpackage builds nf-cuckoo-dkms and
-#     cfctl, lintian finds no error, dpkg -i installs them on this machine
-#     (DKMS builds the module for the installed headers), the unit passes
-#     systemd-analyze verify, the VM boots on the tree with the module DKMS
-#     installed and runs selftests/vm/installed.sh with /usr/sbin/cfctl and
-#     the installed unit; then both are purged and nothing of them is left.
+#     flow is dropped; the unit and the logrotate file are installed (the
+#     unit in /lib/systemd/system for PREFIX=/usr); make uninstall removes
+#     what make install put there.
+#  2. DKMS: dkms add and build in private trees under build/ (dkms.conf
+#     with its version filled in, as README.md says), the module DKMS built
+#     passes the smoke test in the VM of that kernel, and a kernel older
+#     than 6.1 is skipped.
+#  3. The Debian packages: dpkg-buildpackage builds the source and
+#     nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec; lintian finds no error
+#     nor warning (source included) and no hardening tag; the packages'
+#     relations are checked (cfctl depends on the module's package, not on
+#     python3); dpkg -i installs them on this machine, cfctl named first,
+#     and dpkg configures nf-cuckoo-dkms before cfctl (DKMS builds the
+#     module for the installed headers before the service could start);
+#     the unit passes systemd-analyze verify; the logrotate file rotates a
+#     log its writer keeps open; then the same packages at a higher version
+#     (debian/changelog bumped in a copy) upgrade them, and DKMS has built
+#     and installed the new version and removed the old; the VM boots on
+#     the tree with the module DKMS installed and runs
+#     selftests/vm/installed.sh with /usr/sbin/cfctl and the installed
+#     unit; then purge: nf-cuckoo-crowdsec's takes its state and log,
+#     cfctl's /var/lib/nf-cuckoo, and nothing of them is left.
 #
 #   scripts/test-install.sh [KVER]    default: the kernel make builds for
+#
+# TEST_INSTALL_PARTS (default "0 1 2 3") runs some of the parts only, when
+# working on them: make check runs them all.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
@@ -22,6 +43,8 @@ VERSION=$(dpkg-parsechangelog -l debian/changelog -S Version)
 work=$top/build/install-test/$KVER
 n=0
 failed=0
+parts=" ${TEST_INSTALL_PARTS:-0 1 2 3} "
+part() { [[ $parts == *" $1 "* ]]; }
 
 point() {	# point STATUS DESCRIPTION [DIAG]
 	n=$((n + 1))
@@ -75,7 +98,49 @@ selftests/vm/prepare.sh --kver "$KVER" --quiet >/dev/null || {
 	exit 1
 }
 
+# A copy of the tree as git has it (and of what is not committed yet).
+tree_copy() {	# DIR
+	rm -rf "$1"
+	mkdir -p "$1"
+	git ls-files -z --cached --others --exclude-standard |
+		tar -c --null -T - -f - | tar -x -C "$1"
+}
+
+# 0. Build flags.
+if part 0; then
+fl=$work/flags
+tree_copy "$fl"
+out=$(make -s -C "$fl/tools/cfctl" CFLAGS=-O1 cfctl 2>&1) &&
+	"$fl/tools/cfctl/cfctl" --version >/dev/null
+point $? "cfctl builds with CFLAGS on the command line (make CFLAGS=-O1)" "$out"
+make -s -C "$fl/tools/cfctl" clean >/dev/null
+out=$(make -s -C "$fl/tools/cfctl" CPPFLAGS=-D_FORTIFY_SOURCE=2 \
+	CFLAGS="-O2 -g" cfctl 2>&1)
+nm -D "$fl/tools/cfctl/cfctl" 2>/dev/null | grep -q '__[a-z]*_chk@'
+point $? "CPPFLAGS reach the compiler: -D_FORTIFY_SOURCE=2 gives fortified calls" "$out"
+# A warning of our own, in cfctl and in the module (make check exports
+# NFCF_WERROR=1: the builds without it unset it).
+echo 'static int nfcf_unused_warning;' >>"$fl/tools/cfctl/base64.c"
+echo 'static int nfcf_unused_warning;' >>"$fl/kmod/flowkey.c"
+out=$(env -u NFCF_WERROR make -s -C "$fl/tools/cfctl" base64.o 2>&1)
+rc=$?
+rm -f "$fl/tools/cfctl/base64.o"
+out2=$(make -s -C "$fl/tools/cfctl" NFCF_WERROR=1 base64.o 2>&1)
+rc2=$?
+[ "$rc" = 0 ] && grep -q 'nfcf_unused_warning' <<<"$out" && [ "$rc2" != 0 ]
+point $? "cfctl: a warning is an error with NFCF_WERROR=1 only" "$out$out2"
+out=$(env -u NFCF_WERROR make -s -C "/lib/modules/$KVER/build" M="$fl" kmod/flowkey.o 2>&1)
+rc=$?
+rm -f "$fl/kmod/flowkey.o"
+out2=$(make -s -C "/lib/modules/$KVER/build" M="$fl" NFCF_WERROR=1 kmod/flowkey.o 2>&1)
+rc2=$?
+[ "$rc" = 0 ] && grep -q 'nfcf_unused_warning' <<<"$out" && [ "$rc2" != 0 ]
+point $? "module: a warning is an error with NFCF_WERROR=1 (make check) only, not in DKMS's build" "$out$out2"
+rm -rf "$fl"
+fi
+
 # 1. make install / make uninstall.
+if part 1; then
 kdir=$work/make-install
 kernel_copy "$kdir"
 out=$(make -s install KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
@@ -92,10 +157,27 @@ cmp -s contrib/crowdsec/nf-cuckoo-crowdsec "$kdir/usr/local/sbin/nf-cuckoo-crowd
 	grep -qx 'bin_path: /usr/local/sbin/nf-cuckoo-crowdsec' \
 		"$kdir/usr/local/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local"
 point $? "make install puts the CrowdSec adapter, its configuration and the bouncer's settings"
+cmp -s contrib/logrotate/nf-cuckoo-crowdsec "$kdir/etc/logrotate.d/nf-cuckoo-crowdsec"
+point $? "make install puts the adapter's logrotate file in /etc/logrotate.d"
+cmp -s tools/systemd/nf-cuckoo.service \
+	"$kdir/usr/local/lib/systemd/system/nf-cuckoo.service"
+point $? "make install puts nf-cuckoo.service in \$PREFIX/lib/systemd/system"
 out=$(make -s uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 left=$(find "$kdir/usr" "$kdir/etc" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
 ! grep -q nf_cuckoo "$kdir/lib/modules/$KVER/modules.dep" && [ -z "$left" ]
 point $? "make uninstall removes what make install put" "$out$left"
+# PREFIX=/usr: the unit where Debian's packages put theirs.
+rm -rf "$work/usr-prefix"
+out=$(make -s install KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
+rc=$?
+[ "$rc" = 0 ] && cmp -s tools/systemd/nf-cuckoo.service \
+	"$work/usr-prefix/lib/systemd/system/nf-cuckoo.service"
+point $? "make install PREFIX=/usr puts nf-cuckoo.service in /lib/systemd/system" "$out"
+out=$(make -s uninstall KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
+left=$(find "$work/usr-prefix" -type f 2>/dev/null)
+[ -z "$left" ]
+point $? "... and make uninstall removes it" "$out$left"
+rm -rf "$work/usr-prefix"
 rm -rf "$work/none"
 out=$(make -s install KVER=0.0.0-none DESTDIR="$work/none" 2>&1)
 rc=$?
@@ -103,12 +185,15 @@ rc=$?
 	[ ! -e "$work/none" ]
 point $? "make install for a kernel without headers names the package, installs nothing" \
 	"status $rc: $out"
+fi
 
 # 2. DKMS in private trees.
+if part 2; then
 dk=$work/dkms
 rm -rf "$dk"
 mkdir -p "$dk/src/nf-cuckoo-$VERSION" "$dk/tree" "$dk/install"
-cp -r Kbuild kmod uapi dkms.conf "$dk/src/nf-cuckoo-$VERSION/"
+cp -r Kbuild kmod uapi "$dk/src/nf-cuckoo-$VERSION/"
+sed "s/#MODULE_VERSION#/$VERSION/" dkms.conf >"$dk/src/nf-cuckoo-$VERSION/dkms.conf"
 dkms_() {
 	dkms --dkmstree "$dk/tree" --sourcetree "$dk/src" \
 		--installtree "$dk/install" "$@" -m nf-cuckoo -v "$VERSION"
@@ -123,34 +208,90 @@ if [ -n "$ko" ]; then
 	esac
 	vm_points "dkms" "$top/build/vm/kernel-$KVER" selftests/vm/smoke.sh "$ko"
 fi
+# Kernels older than 6.1 are skipped (77), not built (nor failed): given
+# this kernel's headers, only dkms.conf's BUILD_EXCLUSIVE_KERNEL can say.
+out=$(dkms_ build -k 5.10.0-99-amd64 --kernelsourcedir "/lib/modules/$KVER/build" 2>&1)
+rc=$?
+[ "$rc" = 77 ] && grep -q BUILD_EXCLUSIVE <<<"$out"
+point $? "dkms skips a kernel older than 6.1 (5.10), status 77" "status $rc: $out"
+fi
 
 # 3. The Debian packages.
+part 3 || { [ "$failed" = 0 ]; exit; }
+PKGS="nf-cuckoo-crowdsec cfctl nf-cuckoo-dkms"
+purge_all() {
+	# shellcheck disable=SC2086
+	dpkg --purge $PKGS >/dev/null 2>&1
+}
+# build_debs DIR VERSION OPTIONS: the packages of the tree in DIR/src
+build_debs() {
+	out=$(cd "$1/src" && dpkg-buildpackage -us -uc ${3:+"$3"} 2>&1)
+	debs="$1/cfctl_${2}_amd64.deb $1/nf-cuckoo-crowdsec_${2}_all.deb $1/nf-cuckoo-dkms_${2}_all.deb"
+	# shellcheck disable=SC2086
+	ls $debs >/dev/null 2>&1
+}
 pkg=$work/deb
-rm -rf "$pkg"
-mkdir -p "$pkg/src"
-git ls-files -z | tar -c --null -T - -f - | tar -x -C "$pkg/src"
-out=$(cd "$pkg/src" && dpkg-buildpackage -us -uc -b 2>&1)
-debs="$pkg/nf-cuckoo-dkms_${VERSION}_all.deb $pkg/cfctl_${VERSION}_amd64.deb"
-# shellcheck disable=SC2086
-if ! ls $debs >/dev/null 2>&1; then
-	point 1 "dpkg-buildpackage builds nf-cuckoo-dkms and cfctl" "$out"
+tree_copy "$pkg/src"
+if ! build_debs "$pkg" "$VERSION" ""; then
+	point 1 "dpkg-buildpackage builds the source, nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec" "$out"
 	exit 1
 fi
-point 0 "dpkg-buildpackage builds nf-cuckoo-dkms and cfctl"
-out=$(lintian --tag-display-limit 0 "$pkg/nf-cuckoo_${VERSION}_amd64.changes" 2>&1)
+point 0 "dpkg-buildpackage builds the source, nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec"
+debs1=$debs
+out=$(lintian -I --tag-display-limit 0 "$pkg/nf-cuckoo_${VERSION}_amd64.changes" 2>&1)
 rc=$?
-errors=$(grep '^E:' <<<"$out")
-[ "$rc" = 0 ] && [ -z "$errors" ]
-point $? "lintian reports no error" "$out"
+bad=$(grep -E '^[EW]: |hardening' <<<"$out")
+[ "$rc" = 0 ] && [ -z "$bad" ]
+point $? "lintian reports no error, no warning (source included) and no hardening tag" "$out"
 
-dpkg --purge cfctl nf-cuckoo-dkms >/dev/null 2>&1
+# The relations that order the installation and split the packages.
+f() { dpkg-deb -f "$pkg/${1}_${VERSION}_$2.deb" "$3"; }
+f cfctl amd64 Depends | grep -q "nf-cuckoo-dkms (= $VERSION) | nf-cuckoo-module" &&
+	! f cfctl amd64 Depends | grep -q python3
+point $? "cfctl depends on nf-cuckoo-dkms of its version, not on python3" \
+	"$(f cfctl amd64 Depends)"
+f nf-cuckoo-crowdsec all Depends | grep -q python3 &&
+	f nf-cuckoo-crowdsec all Depends | grep -q "cfctl (>= $VERSION)" &&
+	[ "$(f nf-cuckoo-crowdsec all Enhances)" = crowdsec-custom-bouncer ] &&
+	[ "$(f nf-cuckoo-crowdsec all Architecture)" = all ] &&
+	dpkg-deb -c "$pkg/nf-cuckoo-crowdsec_${VERSION}_all.deb" | grep -q ' ./usr/sbin/nf-cuckoo-crowdsec$' &&
+	! dpkg-deb -c "$pkg/cfctl_${VERSION}_amd64.deb" | grep -q crowdsec
+point $? "nf-cuckoo-crowdsec holds the adapter (Depends python3 and cfctl, Enhances crowdsec-custom-bouncer), cfctl nothing of it"
+dpkg-deb --fsys-tarfile "$pkg/nf-cuckoo-dkms_${VERSION}_all.deb" |
+	tar -xO "./usr/src/nf-cuckoo-$VERSION/dkms.conf" | grep -qx "PACKAGE_VERSION=\"$VERSION\""
+point $? "the packaged dkms.conf holds the package's version"
+
+# The same packages at a higher version, for the upgrade.
+V2=$VERSION+1
+pkg2=$work/deb2
+rm -rf "$pkg2"
+mkdir -p "$pkg2"
+cp -a "$pkg/src" "$pkg2/src"
+{
+	printf 'nf-cuckoo (%s) unstable; urgency=medium\n\n  * Upgrade test.\n\n' "$V2"
+	printf ' -- nf_cuckoo developers <nf-cuckoo-devel@example.org>  %s\n\n' "$(date -R)"
+	cat "$pkg/src/debian/changelog"
+} >"$pkg2/src/debian/changelog"
+build_debs "$pkg2" "$V2" -b
+point $? "the packages build at $V2 too (debian/changelog bumped in a copy)" "$out"
+debs2=$debs
+
+purge_all
+log_from=$(($(wc -l </var/log/dpkg.log 2>/dev/null || echo 0) + 1))
+# cfctl first: dpkg must still configure the module's package before it.
 # shellcheck disable=SC2086
-if ! out=$(DEBIAN_FRONTEND=noninteractive dpkg -i $debs 2>&1); then
-	point 1 "dpkg -i installs both" "$out"
-	dpkg --purge cfctl nf-cuckoo-dkms >/dev/null 2>&1
+if ! out=$(DEBIAN_FRONTEND=noninteractive dpkg -i $debs1 2>&1); then
+	point 1 "dpkg -i installs the three" "$out"
+	purge_all
 	exit 1
 fi
-point 0 "dpkg -i installs both"
+point 0 "dpkg -i installs the three"
+log=$(tail -n +"$log_from" /var/log/dpkg.log)
+dk_line=$(grep -n "status installed nf-cuckoo-dkms:all $VERSION" <<<"$log" | head -n1 | cut -d: -f1)
+cf_line=$(grep -n "configure cfctl:amd64 $VERSION" <<<"$log" | head -n1 | cut -d: -f1)
+[ -n "$dk_line" ] && [ -n "$cf_line" ] && [ "$dk_line" -lt "$cf_line" ]
+point $? "dpkg configured nf-cuckoo-dkms (DKMS built the module) before cfctl (whose postinst starts the unit)" \
+	"$(grep -E 'configure|status installed' <<<"$log")"
 installed=/lib/modules/$KVER/updates/dkms/nf_cuckoo.ko
 [ -f "$installed" ] || [ -f "$installed.xz" ]
 point $? "DKMS built and installed the module for $KVER" "$(dkms status 2>&1)"
@@ -158,12 +299,55 @@ out=$(systemd-analyze verify /lib/systemd/system/nf-cuckoo.service 2>&1)
 point $? "systemd-analyze verify nf-cuckoo.service" "$out"
 cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf
 point $? "the cfctl package installs the fail2ban action"
+plugin=/usr/share/netfilter-persistent/plugins.d/12-nf-cuckoo
+cmp -s contrib/netfilter-persistent/12-nf-cuckoo "$plugin" && [ -x "$plugin" ]
+point $? "the cfctl package installs the netfilter-persistent plugin"
+zcat /usr/share/doc/cfctl/README.Debian.gz 2>/dev/null | grep -q 'modprobe -r nf_cuckoo'
+point $? "the cfctl package installs README.Debian"
 cmp -s contrib/crowdsec/nf-cuckoo-crowdsec /usr/sbin/nf-cuckoo-crowdsec &&
 	cmp -s contrib/crowdsec/crowdsec.conf /etc/nf-cuckoo/crowdsec.conf &&
 	cmp -s contrib/crowdsec/crowdsec-custom-bouncer.yaml.local \
 		/usr/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local &&
+	cmp -s contrib/logrotate/nf-cuckoo-crowdsec /etc/logrotate.d/nf-cuckoo-crowdsec &&
 	/usr/sbin/nf-cuckoo-crowdsec --help | grep -q feed_via_stdin
-point $? "the cfctl package installs the CrowdSec adapter, its configuration and the bouncer's settings"
+point $? "nf-cuckoo-crowdsec installs the adapter, its configuration, the bouncer's settings and the logrotate file"
+
+# The logrotate file, on a log whose writer keeps it open in append mode
+# as the adapter does: the old lines rotated away, the new ones at the
+# start of the emptied file.
+lr=$work/logrotate
+rm -rf "$lr"
+mkdir -p "$lr"
+sed "s|/var/log/nf-cuckoo-crowdsec.log|$lr/a.log|" \
+	/etc/logrotate.d/nf-cuckoo-crowdsec >"$lr/conf"
+(
+	exec 3>>"$lr/a.log"
+	echo "before rotation" >&3
+	while [ ! -e "$lr/rotated" ]; do sleep 0.1; done
+	echo "after rotation" >&3
+)&
+writer=$!
+while [ ! -s "$lr/a.log" ]; do sleep 0.1; done
+out=$(logrotate -f -s "$lr/state" "$lr/conf" 2>&1)
+rc=$?
+touch "$lr/rotated"
+wait "$writer"
+[ "$rc" = 0 ] && [ "$(cat "$lr/a.log.1" 2>/dev/null)" = "before rotation" ] &&
+	[ "$(cat "$lr/a.log")" = "after rotation" ]
+point $? "logrotate rotates the adapter's log under a writer that keeps it open" \
+	"status $rc: $out; $(ls -l "$lr")"
+rm -rf "$lr"
+
+# The upgrade: DKMS builds the new version, removes the old.
+# shellcheck disable=SC2086
+out=$(DEBIAN_FRONTEND=noninteractive dpkg -i $debs2 2>&1)
+point $? "dpkg -i upgrades the three to $V2" "$out"
+st=$(dkms status nf-cuckoo 2>&1)
+grep -q "^nf-cuckoo/$V2, $KVER, [^:]*: installed" <<<"$st" &&
+	! grep -q "^nf-cuckoo/$VERSION," <<<"$st" && [ ! -e "/usr/src/nf-cuckoo-$VERSION" ]
+point $? "dkms status: $V2 built and installed for $KVER, $VERSION gone" "$st"
+[ -f "$installed" ] || [ -f "$installed.xz" ]
+point $? "the module of $V2 is installed for $KVER" "$st"
 
 kdir=$work/deb-kernel
 kernel_copy "$kdir"
@@ -175,15 +359,30 @@ depmod -b "$kdir" -a "$KVER"
 vm_points "packages" "$kdir" selftests/vm/installed.sh /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service
 
+# Purge, with what the service and the adapter leave behind.
+mkdir -p /var/lib/nf-cuckoo
+for f in filters.save filters.save.1 crowdsec.state crowdsec.state.lock \
+	.crowdsec.state.x1y2z3; do
+	echo test >"/var/lib/nf-cuckoo/$f"
+done
+echo test >/var/log/nf-cuckoo-crowdsec.log
+echo test | gzip >/var/log/nf-cuckoo-crowdsec.log.2.gz
+out=$(dpkg --purge nf-cuckoo-crowdsec 2>&1)
+rc=$?
+left=$(ls -d /var/lib/nf-cuckoo/*crowdsec* /var/lib/nf-cuckoo/.crowdsec* \
+	/var/log/nf-cuckoo-crowdsec.log* /etc/nf-cuckoo /etc/logrotate.d/nf-cuckoo-crowdsec 2>/dev/null)
+[ "$rc" = 0 ] && [ -z "$left" ] && [ -f /var/lib/nf-cuckoo/filters.save ]
+point $? "dpkg --purge nf-cuckoo-crowdsec removes its state and log, not the saved filters" "$out$left"
 out=$(dpkg --purge cfctl nf-cuckoo-dkms 2>&1)
-point $? "dpkg --purge removes both" "$out"
+point $? "dpkg --purge removes cfctl and nf-cuckoo-dkms" "$out"
 left=$(ls -d /usr/src/nf-cuckoo-* /var/lib/dkms/nf-cuckoo /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service /usr/share/man/man8/cfctl.8.gz \
 	/etc/fail2ban/action.d/nf-cuckoo.conf /usr/sbin/nf-cuckoo-crowdsec \
-	/etc/nf-cuckoo/crowdsec.conf /usr/share/nf-cuckoo \
-	/lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
-st=$(dpkg-query -W -f='${Status}\n' cfctl nf-cuckoo-dkms 2>/dev/null | grep -v not-installed)
+	/etc/nf-cuckoo /usr/share/nf-cuckoo /var/lib/nf-cuckoo "$plugin" \
+	/usr/share/doc/cfctl /lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
+# shellcheck disable=SC2086
+st=$(dpkg-query -W -f='${Status}\n' $PKGS 2>/dev/null | grep -v not-installed)
 [ -z "$left$st" ]
-point $? "nothing of them is left (module, files, DKMS tree, dpkg status)" "$left$st"
+point $? "nothing of them is left (module, files, saved filters, DKMS tree, dpkg status)" "$left$st"
 
 [ "$failed" = 0 ]
