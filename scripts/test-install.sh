@@ -362,7 +362,7 @@ vm_points "packages" "$kdir" selftests/vm/installed.sh /usr/sbin/cfctl \
 # Purge, with what the service and the adapter leave behind.
 mkdir -p /var/lib/nf-cuckoo
 for f in filters.save filters.save.1 crowdsec.state crowdsec.state.lock \
-	.crowdsec.state.x1y2z3; do
+	crowdsec.state.journal .crowdsec.state.x1y2z3; do
 	echo test >"/var/lib/nf-cuckoo/$f"
 done
 echo test >/var/log/nf-cuckoo-crowdsec.log
