@@ -49,7 +49,7 @@ bad=$TMP/bad
 printf 'udp 10.0.0.1:1 10.0.0.2:2\n# comment\n\nudp 10.0.0.1:1 nowhere:2\nudp 10.0.0.3:1 10.0.0.4:2\n' >"$bad"
 echo "1..109"
 t "-h prints the usage" 0 "^Usage: cfctl" -- -h
-t "--help too" 0 "restore \[-exist \| -replace\] \[-f FILE\]" -- --help
+t "--help too" 0 "restore \[-exist \| -replace\] \[-keep GLOB\]\.\.\. \[-f FILE\]" -- --help
 t "help VERB explains the verb" 0 "Usage: cfctl add" -- help add
 t "help VERB shows entry syntax" 0 "\[2001:db8::1\]:443" -- help test
 t "VERB -h is help VERB" 0 "Usage: cfctl create" -- create -h
@@ -111,7 +111,7 @@ t "help create: grow, nogrow, factor, stages" 0 "\[grow \| nogrow\] \[factor F\]
 t "help create: the cost and the bound of growth" 0 "A lookup asks every" -- help create
 t "help create: under twice the first stage's bound" 0 "under twice" -- help create
 t "help set: grow and nogrow" 0 "\[grow \| nogrow\]" -- help set
-t "help del: ambiguous deletes, and what to do" 0 "flush" -- help del
+t "help del: ambiguous deletes, and what to do" 0 "see compact" -- help del
 t "create: grow and nogrow" 2 "^cfctl: create: give grow or nogrow, not both$" -- create x grow nogrow
 t "create: factor 1" 2 "^cfctl: create: bad growth factor '1' \(want 2 to 8" -- create x factor 1
 t "create: factor 9" 2 "bad growth factor '9'" -- create x factor 9
