@@ -28,9 +28,9 @@ unset CFCTL_FAKE_FAIL_AT CFCTL_FAKE_MEM_MAX
 # shellcheck source=tools/cfctl/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
 
-# The adapter's cfctl.  $dir/fault, when present, holds "REGEX K PHASE
-# WHAT": the K-th call (since it was armed) whose arguments match REGEX
-# gets WHAT, before the real call (PHASE before) or after it (after):
+# The adapter's cfctl.  $dir/fault, when present, holds "K PHASE WHAT
+# REGEX": the K-th call (since it was armed) whose arguments match REGEX
+# (an extended regex: the rest of the line) gets WHAT, before the real call (PHASE before) or after it (after):
 #   KILL, TERM, HUP   that signal to the adapter (before + KILL: the real
 #                     call is not made, as if the adapter died first)
 #   sleepN            sleep N seconds (after the real call: a cfctl that
@@ -45,7 +45,7 @@ EOF
 cat >>"$W" <<'EOF'
 echo "$*" >>"$d/calls.log"
 arm=
-if [ -f "$d/fault" ] && read -r re k phase what <"$d/fault" && [[ "$*" =~ $re ]]; then
+if [ -f "$d/fault" ] && read -r k phase what re <"$d/fault" && [[ "$*" =~ $re ]]; then
 	echo x >>"$d/fault.count"
 	[ "$(wc -l <"$d/fault.count")" = "$k" ] && arm=$phase
 fi
@@ -94,8 +94,13 @@ fresh() {
 }
 # dec ACTION VALUE [SCOPE]: one decision line, as the bouncer writes it.
 dec() { printf '{"action":"%s","value":"%s","scope":"%s"}\n' "$1" "$2" "${3:-Ip}"; }
-# feed: run the adapter on stdin until its end; its status in $arc.
-feed() { "$ADAPTER"; arc=$?; }
+# feed FILE: run the adapter on FILE until its end; its status in $arc.
+# (In the background: bash says nothing of one killed.)
+feed() {
+	"$ADAPTER" <"$1" 2>>"$dir/stderr" &
+	wait $! 2>/dev/null
+	arc=$?
+}
 state() { "$ADAPTER" show; }
 calls() { [ -f "$dir/calls.log" ] && grep -cE "$1" "$dir/calls.log" || echo 0; }
 logged() {
@@ -179,7 +184,7 @@ fresh
 	printf '{"action":"add","value":"10.0.0.3","scope":"Ip\\nx"}\n'
 	dec add 10.0.0.1
 } >"$dir/dec"
-feed <"$dir/dec"
+feed "$dir/dec"
 out=$(cat "$LOG")
 rc=$arc
 [ "$arc" = 0 ] && [ "$(logged 'add fe80::1%eth0: refused: .*zone id')" = 1 ] &&
@@ -212,6 +217,136 @@ rc=$arc
 	[ "$(grep -c ': 1 decisions: 1 added' "$LOG.1")" = 1 ] &&
 	[ "$(state | tr '\n' ' ')" = "10.0.0.1 10.0.0.2 " ]
 result $? "SIGHUP: the log reopened under its name, the next batch logged there; the adapter runs on"
+
+# --- Crashes and restarts (issue 31, point 7) ---
+# The journal's proof is per boot: a test makes the previous boot's.
+BOOT_ID=$(cat /proc/sys/kernel/random/boot_id)
+printf '%s\n' 10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4 >"$dir/pool"
+
+# Killed (-9) between cfctl's add and the state's write, in a batch that
+# deletes one value and adds another: the filter's count is the state's,
+# its contents are not.
+fresh
+dec add 10.0.0.1 >"$dir/dec"
+feed "$dir/dec"
+echo "1 after KILL  add " >"$dir/fault"
+{ dec del 10.0.0.1; dec add 10.0.0.2; } >"$dir/dec"
+feed "$dir/dec"
+k=$arc
+feed /dev/null
+out="killed: status $k; $(cat "$LOG")"
+[ "$k" = 137 ] && [ "$arc" = 0 ]
+result $? "killed (-9) after cfctl applied a batch (del 10.0.0.1, add 10.0.0.2), before the state's write; started again"
+same "$dir/pool" "on start, the filter holds exactly the state (the same count was not taken for the same contents)"
+# The bouncer, restarted, sends its active decision and the ended one's del.
+{ dec add 10.0.0.2; dec del 10.0.0.1; } >"$dir/dec"
+feed "$dir/dec"
+[ "$(state)" = 10.0.0.2 ]
+result $? "the bouncer's decisions sent again: the state holds the active one"
+same "$dir/pool" "and so does the filter"
+
+# SIGTERM as cfctl starts (systemctl restart of the bouncer mid-batch):
+# the batch is finished, the state written, the adapter exits with 0;
+# the next start finds the journal clean and rebuilds nothing.
+fresh
+dec add 10.0.0.1 >"$dir/dec"
+feed "$dir/dec"
+echo "1 before TERM  add " >"$dir/fault"
+{ dec del 10.0.0.1; dec add 10.0.0.2; dec add 10.0.0.3; } >"$dir/dec"
+feed "$dir/dec"
+k=$arc
+c0=$(calls .)
+feed /dev/null
+out="status $k; calls after the restart: $(tail -n +$((c0 + 1)) "$dir/calls.log" | tr '\n' ';'); $(cat "$LOG")"
+rc=$k
+[ "$k" = 0 ] && [ "$(logged 'SIGTERM')" -ge 1 ] &&
+	[ "$(state | tr '\n' ' ')" = "10.0.0.2 10.0.0.3 " ]
+result $? "SIGTERM during a batch's cfctl: the batch finished, the state written, exit status 0"
+[ "$(tail -n +$((c0 + 1)) "$dir/calls.log" | grep -cE 'compact|flush|add|del')" = 0 ] &&
+	[ "$(logged "filter $F holds the state's 2 values")" -ge 1 ]
+result $? "the next start finds the journal clean: nothing rebuilt"
+same "$dir/pool" "the filter holds exactly the state"
+
+# SIGTERM while waiting for decisions: a clean exit.
+fresh
+bg_start
+dec add 10.0.0.4 >&7
+until_ok 20 batches_over 0
+kill -TERM "$apid"
+until_ok 10 eval '! kill -0 $apid 2>/dev/null'
+bg_end
+out="status $arc; $(cat "$LOG")"
+rc=$arc
+[ "$arc" = 0 ] && [ "$(logged 'SIGTERM')" = 1 ] && [ "$(state)" = 10.0.0.4 ]
+result $? "SIGTERM while waiting for decisions: logged, exit status 0"
+
+# A reboot (the journal of another boot) with the filter restored from an
+# older save that has as many entries as the state: rebuilt.
+fresh
+{ dec add 10.0.0.1; dec add 10.0.0.2; } >"$dir/dec"
+feed "$dir/dec"
+"$CFCTL" flush "$F"
+"$CFCTL" add "$F" src 10.0.0.3 src 10.0.0.4
+sed -i "s/$BOOT_ID/00000000-0000-4000-8000-000000000000/" "$STATE.journal" 2>/dev/null
+feed /dev/null
+out=$(cat "$LOG")
+rc=$arc
+same "$dir/pool" "after a reboot, a filter restored from an older save of the same count: rebuilt from the state"
+
+# Killed or sent SIGTERM at random points of random batches, started
+# again, then sent every decision again as a restarted bouncer does.
+seed=${CROWDSEC_TEST_SEED:-$((RANDOM))}
+RANDOM=$seed
+fresh
+seq 1 24 | sed 's/^/10.1.0./' >"$dir/pool"
+: >"$dir/active"
+bad_start=0 bad_end=0 rounds=16 what=
+for ((r = 0; r < rounds; r++)); do
+	: >"$dir/dec"
+	for ((i = 0; i < 8; i++)); do
+		v=10.1.0.$((RANDOM % 24 + 1))
+		if grep -qx "$v" "$dir/active"; then
+			dec del "$v" >>"$dir/dec"
+			grep -vx "$v" "$dir/active" >"$dir/a2"
+			mv "$dir/a2" "$dir/active"
+		else
+			dec add "$v" >>"$dir/dec"
+			echo "$v" >>"$dir/active"
+		fi
+	done
+	sig=$([ $((RANDOM % 2)) = 0 ] && echo KILL || echo TERM)
+	phase=$([ $((RANDOM % 2)) = 0 ] && echo before || echo after)
+	verb=$([ $((RANDOM % 2)) = 0 ] && echo add || echo del)
+	echo "1 $phase $sig  $verb " >"$dir/fault"
+	feed "$dir/dec"
+	rm -f "$dir/fault" "$dir/fault.count"
+	feed /dev/null
+	what="$what $sig/$phase/$verb"
+	same "$dir/pool" "x" >/dev/null || {
+		bad_start=$((bad_start + 1))
+		what="$what(differs)"
+	}
+	n=$((n - 1))
+	# The bouncer's restart: every active decision, and a del of the rest.
+	{
+		while read -r v; do dec add "$v"; done <"$dir/active"
+		comm -23 <(sort "$dir/pool") <(sort "$dir/active") |
+			while read -r v; do dec del "$v"; done
+	} >"$dir/dec"
+	feed "$dir/dec"
+	{ same "$dir/pool" "x" >/dev/null &&
+		[ "$(state | sort)" = "$(sort "$dir/active")" ]; } || {
+		bad_end=$((bad_end + 1))
+		what="$what(differs after resend)"
+	}
+	n=$((n - 1))
+done
+out="seed $seed (CROWDSEC_TEST_SEED): faults:$what"
+rc=-
+[ "$bad_start" = 0 ]
+result $? "$rounds batches killed (-9) or sent SIGTERM at random points: after each start the filter holds exactly the state"
+[ "$bad_end" = 0 ]
+result $? "and after every decision is sent again, both hold exactly the active decisions"
 
 # @@ more tests above this line
 echo "1..$n"
