@@ -348,6 +348,103 @@ result $? "$rounds batches killed (-9) or sent SIGTERM at random points: after e
 [ "$bad_end" = 0 ]
 result $? "and after every decision is sent again, both hold exactly the active decisions"
 
+# --- Timeouts and refusals (issue 31, point 8) ---
+# A cfctl that applied a batch, then did not answer within the timeout:
+# the outcome is unknown, so nothing is tried again (a retry on halves
+# would add the entries again); the filter is rebuilt from the state
+# with the batch.
+fresh
+conf "cfctl_timeout = 2"
+seq 1 16 | sed 's/^/10.2.0./' >"$dir/pool"
+while read -r v; do dec add "$v"; done <"$dir/pool" >"$dir/dec"
+echo "1 after sleep3  add " >"$dir/fault"
+feed "$dir/dec"
+out="status $arc; calls: $(tr '\n' ';' <"$dir/calls.log"); $(cat "$LOG")"
+rc=$arc
+[ "$(calls '^-q add -f - ')" = 1 ] && [ "$(logged 'no answer in 2 s')" -ge 1 ]
+result $? "a cfctl add that timed out after the kernel applied it: not tried again"
+[ "$(state | wc -l)" = 16 ]
+result $? "the state holds the 16 decisions"
+same "$dir/pool" "the filter holds them once each (rebuilt from the state)"
+
+# A full filter (nogrow): refused in bulk once cfctl says why.
+fresh capacity 100 fingerprint 32 nogrow
+seq 0 2999 | awk '{ printf "10.3.%d.%d\n", $1 / 256, $1 % 256 }' >"$dir/pool"
+while read -r v; do dec add "$v"; done <"$dir/pool" >"$dir/dec"
+t0=$(date +%s.%N)
+feed "$dir/dec"
+t1=$(date +%s.%N)
+k=$(calls ' add ')
+out="cfctl add runs: $k, $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') s; $(tail -n 3 "$LOG")"
+rc=$arc
+[ "$k" -le 8 ] && [ "$(logged 'refused: .*full')" = "$((3000 - $(state | wc -l)))" ] &&
+	[ "$(state | wc -l)" -gt 50 ]
+result $? "3,000 decisions for a full filter of capacity 100: $k cfctl add runs, every refusal logged with the reason"
+same "$dir/pool" "the filter holds exactly the state"
+
+# A memory ceiling reached by a filter that grows: the same.
+fresh capacity 100 fingerprint 32
+export CFCTL_FAKE_MEM_MAX=8000
+feed "$dir/dec"
+unset CFCTL_FAKE_MEM_MAX
+k=$(calls ' add ')
+out="cfctl add runs: $k; $(tail -n 3 "$LOG")"
+[ "$k" -le 8 ] && [ "$(logged 'refused: .*memory ceiling')" = "$((3000 - $(state | wc -l)))" ] &&
+	[ "$(state | wc -l)" -gt 50 ]
+result $? "3,000 decisions for a filter at its memory ceiling: $k cfctl add runs, every refusal logged with the reason"
+same "$dir/pool" "the filter holds exactly the state"
+
+# 40 lengths of IPv6 prefix in one batch: 32 go in, the 8 that would
+# make a 33rd combination are refused together.
+fresh
+for l in $(seq 1 40); do dec add "::/$l" Range; done >"$dir/dec"
+seq 1 40 | sed 's|^|::/|' >"$dir/pool"
+feed "$dir/dec"
+k=$(calls ' add ')
+out="cfctl add runs: $k; $(tail -n 3 "$LOG")"
+[ "$k" -le 3 ] && [ "$(logged 'add ::/[0-9]+: refused: .*combinations of prefix lengths')" = 8 ] &&
+	[ "$(state | wc -l)" = 32 ]
+result $? "40 lengths of IPv6 prefix: 32 in, 8 refused in $k cfctl add runs"
+same "$dir/pool" "the filter holds exactly the state"
+
+# A del refused as "not in the filter" (deleted behind the adapter's
+# back): the value leaves the state, and a later ban on it goes in.
+fresh
+printf '%s\n' 10.0.0.1 10.0.0.2 >"$dir/pool"
+bg_start
+{ dec add 10.0.0.1; dec add 10.0.0.2; } >&7
+until_ok 20 batches_over 0
+"$CFCTL" del "$F" src 10.0.0.1
+dec del 10.0.0.1 >&7
+until_ok 20 batches_over 1
+s1=$(state | tr '\n' ' ')
+dec add 10.0.0.1 >&7
+until_ok 20 batches_over 2
+bg_end
+out="state after the del: $s1; $(cat "$LOG")"
+rc=$arc
+[ "$s1" = "10.0.0.2 " ] && [ "$(logged 'del 10\.0\.0\.1: not in the filter.*from the state')" = 1 ]
+result $? "a del refused as not in the filter: logged, the value leaves the state"
+[ "$(state | tr '\n' ' ')" = "10.0.0.1 10.0.0.2 " ]
+result $? "a later ban on it goes in"
+same "$dir/pool" "the filter holds exactly the state"
+
+# A batch of 34 lengths of IPv6 prefix whose cfctl did not answer in
+# time (it had refused the 33rd): the rebuild refuses the two that
+# cannot go in, and keeps the others.
+fresh
+conf "cfctl_timeout = 2"
+for l in $(seq 1 34); do dec add "::/$l" Range; done >"$dir/dec"
+seq 1 34 | sed 's|^|::/|' >"$dir/pool"
+echo "1 after sleep3  add " >"$dir/fault"
+feed "$dir/dec"
+out="$(tail -n 5 "$LOG")"
+rc=$arc
+[ "$(logged 'add ::/[0-9]+: refused: .*combinations of prefix lengths')" = 2 ] &&
+	[ "$(state | wc -l)" = 32 ] && [ "$(logged 'rebuilt from the state.s 32 values')" = 1 ]
+result $? "a timed-out batch of 34 lengths of IPv6 prefix: the rebuild refuses 2, keeps 32"
+same "$dir/pool" "the filter holds exactly the state"
+
 # @@ more tests above this line
 echo "1..$n"
 [ "$failed" = 0 ]
