@@ -445,6 +445,36 @@ rc=$arc
 result $? "a timed-out batch of 34 lengths of IPv6 prefix: the rebuild refuses 2, keeps 32"
 same "$dir/pool" "the filter holds exactly the state"
 
+# --- A grown filter (issue 31, point 10) ---
+# Capacity 1,000, 12-bit fingerprints, fed 100,000 bans: it grows; the
+# adapter compacts it to one stage, and then every delete applies.
+fresh capacity 1000
+awk 'BEGIN { for (i = 0; i < 100000; i++)
+	printf "{\"action\":\"add\",\"value\":\"10.%d.%d.%d\",\"scope\":\"Ip\"}\n",
+		100 + int(i / 65536), int(i / 256) % 256, i % 256 }' >"$dir/dec"
+feed "$dir/dec"
+st=$(fjson 'len(f["stages"])') it=$(fjson 'f["stats"]["items"]')
+out="stages $st, items $it; $(grep -E 'rebuilt|grown|decisions:' "$LOG" | tail -n 3)"
+rc=$arc
+[ "$st" = 1 ] && [ "$it" = 100000 ] && [ "$(state | wc -l)" = 100000 ] &&
+	[ "$(logged 'rebuilt from the state.s 100000 values')" = 1 ]
+result $? "a filter of capacity 1,000 fed 100,000 bans: compacted, show reports one stage of 100,000 entries"
+# 1,000 more: the compacted filter has room, no second compaction.
+awk 'BEGIN { for (i = 0; i < 1000; i++)
+	printf "{\"action\":\"add\",\"value\":\"10.200.%d.%d\",\"scope\":\"Ip\"}\n",
+		int(i / 256), i % 256 }' >"$dir/dec2"
+feed "$dir/dec2"
+out="stages $(fjson 'len(f["stages"])'); $(grep -E 'rebuilt|decisions:' "$LOG" | tail -n 2)"
+[ "$(fjson 'len(f["stages"])')" = 1 ] && [ "$(logged 'rebuilt from the state')" = 1 ]
+result $? "1,000 more bans: still one stage, no second compaction"
+sed 's/"add"/"del"/' "$dir/dec" "$dir/dec2" >"$dir/dec3"
+feed "$dir/dec3"
+st=$(fjson 'len(f["stages"])') it=$(fjson 'f["stats"]["items"]')
+out="stages $st, items $it, state $(state | wc -l); refusals $(logged 'refused|cannot delete'); $(grep -E 'decisions:' "$LOG" | tail -n 1)"
+[ "$st" = 1 ] && [ "$it" = 0 ] && [ "$(state | wc -l)" = 0 ] &&
+	[ "$(logged 'refused|cannot delete|rebuilt')" = 1 ]
+result $? "deleting the 101,000: every delete applies, the filter and the state are empty"
+
 # @@ more tests above this line
 echo "1..$n"
 [ "$failed" = 0 ]
