@@ -323,7 +323,7 @@ BOOTS=
 # guest never got to run the stage.
 boot() {
 	local stage=$1 timeout=$2 con=$run/console-$1.log tap=$run/tap-$1.log
-	local t0 tup= tend killed=0 line up= mu= done= rc=0
+	local t0 tup= tend killed=0 line up= mu= done= secs= rc=0
 
 	: >"$con"
 	: >"$tap"
@@ -363,7 +363,7 @@ boot() {
 		"not ok - "*) point 1 "${line#not ok - }" ;;
 		"# "*) echo "$line" ;;
 		"NFCLC-UP "*) read -r _ _ up mu <<<"$line" ;;
-		"NFCLC-DONE "*) done=${line##* } ;;
+		"NFCLC-DONE "*) read -r _ _ done secs <<<"$line" ;;
 		esac
 	done <"$tap"
 	if [ -z "$up" ]; then
@@ -377,7 +377,7 @@ boot() {
 		[ "$killed" = 1 ]
 		point $? "boot $stage: the power was cut (QEMU killed) when the guest asked"
 	fi
-	diag "boot $stage: multi-user.target after $mu s (guest clock), stage started at $up s; QEMU start to stage $tup s, QEMU ran $tend s$([ "$killed" = 1 ] && echo ", killed")"
+	diag "boot $stage: multi-user.target after $mu s (guest clock), stage started at $up s and took ${secs:-?} s; QEMU start to stage $tup s, QEMU ran $tend s$([ "$killed" = 1 ] && echo ", killed")"
 	BOOTS="$BOOTS $stage=$tend"
 	return $rc
 }

@@ -290,7 +290,7 @@ stage_install() {
 }
 
 stage_rebooted() {
-	local out rc
+	local out rc t0
 
 	unit_active "after a reboot"
 	settings_back "after a reboot" big small
@@ -299,10 +299,11 @@ stage_rebooted() {
 	check "after a reboot, fail2ban's ban of $BANNED is in f2b-$JAIL" \
 		"$(fail2ban-client status $JAIL 2>&1)" wait_until 60 f2b_banned
 
+	t0=$SECONDS
 	out=$(systemctl restart $UNIT 2>&1)
 	rc=$?
 	if [ $rc = 0 ] && systemctl is-active -q $UNIT; then
-		ok "systemctl restart $UNIT succeeds, the unit stays active"
+		ok "systemctl restart $UNIT succeeds, the unit stays active ($((SECONDS - t0)) s)"
 	else
 		not_ok "systemctl restart $UNIT succeeds, the unit stays active" \
 			"status $rc: $out" "$(unit_state)" "$(unit_log)"
@@ -317,7 +318,7 @@ stage_rebooted() {
 }
 
 stage_restarted() {
-	local out rc before
+	local out rc before t0
 
 	unit_active "after the reboot that followed a restart"
 	entries_back "the change made after a restart, after a reboot" small
@@ -357,9 +358,10 @@ stage_restarted() {
 		"$(cfctl show f2b-$JAIL 2>&1)" f2b_banned
 
 	# The upgrade, with the filters loaded and the unit active.
+	t0=$SECONDS
 	out=$(cd $LC/debs-new && apt-get install -y ./*.deb 2>&1)
 	rc=$?
-	check "apt install of $(cat $LC/newversion) over $(cat $LC/version) with the filters loaded" \
+	check "apt install of $(cat $LC/newversion) over $(cat $LC/version) with the filters loaded ($((SECONDS - t0)) s)" \
 		"status $rc: $out" test $rc = 0
 	unit_active "after the upgrade"
 	out=$(dkms status nf-cuckoo 2>&1)
@@ -425,10 +427,16 @@ refused() {	# WHAT
 }
 
 stage_corrupt() {
+	local at out
+
 	refused "a corrupted save"
+	# (a unit that took the save would write the filters over the next
+	# one at shutdown: stopped first)
+	if systemctl is-active -q $UNIT; then
+		out=$(systemctl stop $UNIT 2>&1) || diag "systemctl stop: $out"
+	fi
 	# Truncated at a line boundary: the last filter's create line and all
 	# after it cut, so that what is left looks whole.
-	local at
 
 	at=$(grep -n '^create ' "$ST/good.save" | tail -n 1 | cut -d: -f1)
 	if [ -n "$at" ] && [ "$at" -gt 1 ]; then
@@ -450,18 +458,21 @@ stage_truncated() {
 		"$out $(unit_state) $(unit_log)" systemctl is-active -q $UNIT
 	entries_back "the good save put back" big small other
 
-	# A big filter, so that a save takes a while, saved once and synced
-	# (the old save), then changed and saved again with the power cut
-	# in the middle.
-	cfctl create huge capacity 24M nogrow hook output &&
-		head -n 2000 $E/big.list >"$ST/huge.list" &&
-		cfctl add -f "$ST/huge.list" huge || not_ok "create huge" "$(free -m)"
-	cp "$ST/huge.list" $E/huge.list
+	# A big filter (a table of 12 MB, none of it zero: 16 MB of base64),
+	# so that a save takes seconds, saved once and synced (the old save),
+	# then changed and saved again with the power cut in the middle.
+	t0=$SECONDS
+	out=$(cfctl create huge capacity 8M nogrow hook output 2>&1 &&
+		cfctl add -f $E/big.list huge 2>&1)
+	rc=$?
+	check "a filter huge of capacity 8M, 120,000 entries ($((SECONDS - t0)) s)" \
+		"$out $(free -m)" test $rc = 0
+	cp $E/big.list $E/huge.list
 	items huge >"$ST/huge.items"
 	t0=$SECONDS
 	out=$(cfctl save -f $SAVE 2>&1)
 	rc=$?
-	check "cfctl save -f of the filters, one of capacity 24M ($(du -m $SAVE | cut -f1) MB, $((SECONDS - t0)) s)" \
+	check "cfctl save -f of the filters ($(du -m $SAVE | cut -f1) MB, $((SECONDS - t0)) s)" \
 		"$out" test $rc = 0
 	sync
 	sha256sum $SAVE >"$ST/old.sha"
@@ -469,21 +480,24 @@ stage_truncated() {
 	cfctl add -f "$ST/huge.new" huge
 	sync "$ST"/*
 	cfctl save -f $SAVE &
-	# In the middle: the new file is there (under its temporary name) and
-	# growing, the save not finished.
+	local pid=$! f
+	# In the middle: the new file is there, under its temporary name
+	# (filters.save.XXXXXX), and the save not finished.  (Globs, no
+	# process a poll: each costs a tenth of a second here.)
 	tmp=
-	for _ in $(seq 200); do
-		tmp=$(find /var/lib/nf-cuckoo -maxdepth 1 -type f ! -name filters.save \
-			-size +4M | head -n 1)
-		[ -n "$tmp" ] && break
-		sleep 0.05
+	t0=$SECONDS
+	while [ -z "$tmp" ] && [ $((SECONDS - t0)) -lt 60 ] && kill -0 $pid 2>/dev/null; do
+		for f in /var/lib/nf-cuckoo/filters.save.??????; do
+			[ -s "$f" ] && tmp=$f
+		done
+		[ -n "$tmp" ] || sleep 0.05
 	done
 	size=$(stat -c %s "$tmp" 2>/dev/null)
-	if [ -n "$tmp" ] && kill -0 $! 2>/dev/null; then
+	if [ -n "$tmp" ] && kill -0 $pid 2>/dev/null; then
 		ok "the power is cut while cfctl save writes ${tmp##*/} ($size bytes so far)"
 	else
 		not_ok "the power is cut while cfctl save writes its file" \
-			"temporary file: '$tmp' ($size bytes); the save $(kill -0 $! 2>/dev/null && echo runs || echo ended)" \
+			"temporary file: '$tmp' ($size bytes); the save $(kill -0 $pid 2>/dev/null && echo runs || echo ended)" \
 			"$(ls -la /var/lib/nf-cuckoo)"
 	fi
 	ACTION=kill
@@ -505,6 +519,7 @@ stage_powercut() {
 	fi
 	[ "$which" = new ] && cp "$ST/huge.new" "$ST/huge.added" &&
 		echo $(($(cat "$ST/huge.items") + 1)) >"$ST/huge.items"
+	diag "$(ls -la /var/lib/nf-cuckoo)"
 	unit_active "after the power cut"
 	entries_back "after the power cut (the ${which:-unknown} save)" big small other huge
 	pkt_setup && packets "after the power cut"
@@ -522,7 +537,7 @@ else
 	not_ok "no such stage '$STAGE'"
 	ACTION=poweroff
 fi
-echo "NFCLC-DONE $STAGE $ACTION"
+echo "NFCLC-DONE $STAGE $ACTION $SECONDS"
 case $ACTION in
 reboot) systemctl --no-block reboot ;;
 poweroff) systemctl --no-block poweroff ;;
