@@ -137,6 +137,7 @@ for k in $k61 $k612; do
 		TEST_INSTALL_PARTS="1 2" stage "install@$k" scripts/test-install.sh "$k"
 	fi
 done
+stage "lifecycle@$k61" scripts/test-lifecycle.sh "$k61"
 # A filter saved under one kernel restores exactly under the other.
 [ -n "$k61" ] && [ -n "$k612" ] &&
 	stage images scripts/test-images.sh "$k61" "$k612"

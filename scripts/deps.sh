@@ -22,7 +22,7 @@ libnl-genl-3-dev libjson-c-dev pkg-config
 sparse linux-source-6.1 dwarves
 iproute2 nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
 iptables gnuplot-nox
-dkms dh-dkms debhelper dpkg-dev fakeroot lintian systemd xz-utils logrotate
+dkms dh-dkms debhelper dpkg-dev fakeroot lintian systemd xz-utils logrotate mmdebstrap
 fail2ban
 crowdsec crowdsec-custom-bouncer
 "

@@ -323,7 +323,7 @@ BOOTS=
 # guest never got to run the stage.
 boot() {
 	local stage=$1 timeout=$2 con=$run/console-$1.log tap=$run/tap-$1.log
-	local t0 tup= tend killed=0 line up= mu= done= secs= rc=0
+	local t0 tup="" tend killed=0 line up="" mu="" fin="" secs="" rc=0
 
 	: >"$con"
 	: >"$tap"
@@ -363,7 +363,7 @@ boot() {
 		"not ok - "*) point 1 "${line#not ok - }" ;;
 		"# "*) echo "$line" ;;
 		"NFCLC-UP "*) read -r _ _ up mu <<<"$line" ;;
-		"NFCLC-DONE "*) read -r _ _ done secs <<<"$line" ;;
+		"NFCLC-DONE "*) read -r _ _ fin secs <<<"$line" ;;
 		esac
 	done <"$tap"
 	if [ -z "$up" ]; then
@@ -371,9 +371,9 @@ boot() {
 			"$(tr -d '\r' <"$con" | tail -n 30)"
 		return 1
 	fi
-	[ -n "$done" ]
+	[ -n "$fin" ]
 	point $? "boot $stage: the stage ran to its end" "$(tr -d '\r' <"$con" | tail -n 20)"
-	if [ "$done" = kill ]; then
+	if [ "$fin" = kill ]; then
 		[ "$killed" = 1 ]
 		point $? "boot $stage: the power was cut (QEMU killed) when the guest asked"
 	fi

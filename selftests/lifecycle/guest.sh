@@ -118,7 +118,7 @@ exists() { cfctl show "$1" >/dev/null 2>&1; }
 # entries_back WHAT NAME...: each NAME holds every entry of $E/NAME.list (and
 # of $ST/NAME.added) and exactly as many items as were recorded.
 entries_back() {
-	local what=$1 f bad= want got
+	local what=$1 f bad='' want got
 
 	shift
 	for f in "$@"; do
@@ -500,7 +500,7 @@ stage_truncated() {
 			"temporary file: '$tmp' ($size bytes); the save $(kill -0 $pid 2>/dev/null && echo runs || echo ended)" \
 			"$(ls -la /var/lib/nf-cuckoo)"
 	fi
-	ACTION=kill
+	ACTION='kill'
 }
 
 stage_powercut() {
