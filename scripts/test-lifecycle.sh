@@ -164,7 +164,6 @@ rootfs() {
 	diag "root file system built in $(since "$t0") s ($(du -sh "$ROOTFS" | cut -f1))"
 }
 
-[ "${ONLY:-}" = rootfs ] && { rootfs; exit; }
 
 # ---- 2. the packages ------------------------------------------------------
 
@@ -227,7 +226,6 @@ debs() {
 		"$(cat "$DEBS_OLD/build.log" "$DEBS_NEW/build.log" 2>/dev/null)"
 	return $rc
 }
-[ "${ONLY:-}" = debs ] && { debs; exit; }
 
 # ---- the disk ---------------------------------------------------------------
 
@@ -383,7 +381,17 @@ boot() {
 }
 
 T0=$(now)
+if [ "$(id -u)" != 0 ]; then
+	point 1 "run as root (mmdebstrap, mount, chroot)"
+	exit 1
+fi
 mkdir -p "$lc"
+# One run at a time: they share build/lifecycle/run.
+exec 8>"$lc/.lock"
+if ! flock -n 8; then
+	point 1 "no other test-lifecycle.sh runs in this tree"
+	exit 1
+fi
 selftests/vm/prepare.sh --kver "$KVER" --quiet >/dev/null || {
 	point 1 "prepare the VM kernel $KVER (selftests/vm/prepare.sh)"
 	exit 1
