@@ -331,7 +331,7 @@ boot() {
 		-display none -vga none -monitor none \
 		-serial "file:$con" -serial "file:$tap" \
 		-kernel "$VMLINUZ" -initrd "$run/initrd" \
-		-append "root=/dev/vda ro console=ttyS0,115200 quiet panic=-1 nfclc.stage=$stage" \
+		-append "root=/dev/vda ro console=ttyS0,115200 quiet no_timer_check panic=-1 nfclc.stage=$stage" \
 		-drive "file=$run/disk.img,format=raw,if=virtio" \
 		-device virtio-rng-pci \
 		</dev/null >"$run/qemu-$stage.log" 2>&1 &
