@@ -19,7 +19,8 @@
 #                   $(PREFIX)/share/man/man8, the nf-cuckoo service into
 #                   $(PREFIX)/lib/systemd/system (/lib/systemd/system when
 #                   PREFIX is /usr; not enabled), the fail2ban action into
-#                   $(SYSCONFDIR)/fail2ban/action.d, the CrowdSec adapter
+#                   $(SYSCONFDIR)/fail2ban/action.d and the program it
+#                   runs into $(PREFIX)/sbin, the CrowdSec adapter
 #                   into $(PREFIX)/sbin (its man page into man8), its
 #                   configuration into $(SYSCONFDIR)/nf-cuckoo, its
 #                   logrotate file into $(SYSCONFDIR)/logrotate.d and the
@@ -54,6 +55,9 @@ MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 # fail2ban reads its actions from /etc whatever the prefix.
 F2B_ACTION = contrib/fail2ban/action.d/nf-cuckoo.conf
 F2B_DIR = $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
+# ... which runs nf-cuckoo-fail2ban, found in PATH as cfctl is.
+F2B_HELPER = contrib/fail2ban/nf-cuckoo-fail2ban
+F2B_SBIN = $(DESTDIR)$(PREFIX)/sbin/nf-cuckoo-fail2ban
 # CrowdSec: the adapter crowdsec-custom-bouncer runs, its configuration,
 # and the bouncer's settings to merge into its .yaml.local.
 CS_ADAPTER = contrib/crowdsec/nf-cuckoo-crowdsec
@@ -88,6 +92,7 @@ install: module cfctl
 	install -d $(UNITDIR)
 	install -m 644 $(UNITS) $(UNITDIR)/
 	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
+	install -D -m 755 $(F2B_HELPER) $(F2B_SBIN)
 	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
 	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
 	install -D -m 644 contrib/crowdsec/nf-cuckoo-crowdsec.8 $(CS_MAN)
@@ -104,7 +109,7 @@ install: module cfctl
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
-	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf
+	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN)
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
 	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE)
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)

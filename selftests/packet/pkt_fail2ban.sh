@@ -8,19 +8,28 @@
 # and c (10.0.1.1) send UDP to s.  Five failures of a's addresses in the
 # log ban them: a's packets are dropped at s, c's pass, and
 # `fail2ban-client status` agrees with `cfctl test`.  A malformed address
-# and a missing filter are logged with cfctl's reason and change nothing
-# else.  fail2ban restarted during the ban bans again from its database,
-# with no second copy; when the ban ends a passes again; stopping
-# fail2ban destroys the filter, as the action says.
+# is logged with cfctl's reason and changes nothing else.  fail2ban
+# restarted during the ban bans again from its database, with no second
+# copy; when the ban ends a passes again.  The filter destroyed behind
+# fail2ban's back (issue 31, point 9) is made again by the next ban
+# (actionrepair) with every ban of the jail in it, once each, and an
+# address banned again after that (fail2ban's reban) is not added twice.
+# An unban that finds the filter gone repairs it and deletes the address,
+# which the next repair then leaves out.  Stopping fail2ban destroys the
+# filter, as the action says.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
 command -v fail2ban-server >/dev/null ||
 	bail "fail2ban-server is missing (scripts/deps.sh installs fail2ban)"
-plan 15
+plan 25
 
-BANTIME=90
+# The first bans must outlast a restart of fail2ban, a minute and a half
+# in a busy emulated VM.
+BANTIME=180
 A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
+# Banned by hand, never sending.
+X4=10.0.0.99 Y4=10.0.0.98
 A6=fd00::1 S6A=fd00::2
 mkns a c s
 link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
@@ -67,7 +76,7 @@ logpath = $AUTHLOG
 maxretry = 5
 findtime = 600
 bantime = $BANTIME
-action = nf-cuckoo[cfctl="$CFCTL"]
+action = nf-cuckoo[cfctl="$CFCTL", helper="$REPO/contrib/fail2ban/nf-cuckoo-fail2ban", statedir="$F2B/state"]
 EOF
 cat >"$F2B/filter.d/nfcf-test.conf" <<'EOF'
 [Definition]
@@ -83,16 +92,16 @@ f2b_start() {
 	BGPIDS+=("$F2B_PID")
 }
 f2b() { ns s fail2ban-client -c "$F2B" "$@" 2>/dev/null; }
-# until SECONDS CMD...: CMD succeeds within SECONDS.
+# until_ok SECONDS CMD...: CMD succeeds within SECONDS (of the clock: a
+# fail2ban-client call alone takes seconds in a busy emulated VM).
 until_ok() {
-	local t=$1 i
+	local end=$((SECONDS + $1))
 
 	shift
-	for ((i = 0; i < t * 2; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
 		sleep 0.5
 	done
-	return 1
 }
 banned() { f2b status nfcf | sed -n 's/.*Banned IP list:[[:space:]]*//p'; }
 is_banned() { banned | tr ' ' '\n' | grep -qx "$1"; }
@@ -178,20 +187,67 @@ check_all "after the restart a is dropped again, c gets through" \
 	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5
 
 # The ban ends.
-until_ok $((BANTIME + 60)) eval '[ -z "$(banned)" ]'
+# fail2ban takes the tickets off its list first, then runs each unban.
+until_ok $((BANTIME + 60)) eval '[ -z "$(banned)" ] && [ "$(items)" = 0 ]'
 diag "the ban ended $((SECONDS - t_ban)) s after the restart began (bantime $BANTIME s)"
 check_all "the bantime over: fail2ban unbans, the filter is empty" \
 	"$(banned)" = "" "$(items)" = 0
 send
 check_all "unbanned: a gets through again" "$DA4" = 5 "$DA6" = 5 "$DC4" = 5
 
-# A missing filter: the ban fails with cfctl's reason, fail2ban runs on.
+# The filter lost behind fail2ban's back (a module reload, a `cfctl
+# destroy`): the next ban fails, fail2ban's check (actioncheck) finds no
+# filter, and actionrepair makes it again with the bans the action had
+# applied; the ban is then applied.  fail2ban itself does not ban again
+# what it had banned before (it only starts a new ban epoch), so without
+# the action's own record a's bans would be lost.  New bans take the
+# jail's bantime of the moment: these last an hour, whatever the machine's
+# speed.
+f2b set nfcf bantime 3600 >/dev/null
+f2b set nfcf banip $A4 $A6 >/dev/null
+until_ok 20 eval '[ "$(items)" = 2 ]'
+mark=$(wc -l <"$F2B/fail2ban.log")
 cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
-f2b set nfcf banip 10.0.0.99 >/dev/null
-until_ok 20 grep -q "cfctl: add: no filter of that name" "$F2B/fail2ban.log"
-check_all "a missing filter: logged with cfctl's reason, fail2ban runs on" \
-	"$(grep -c "cfctl: add: no filter of that name" "$F2B/fail2ban.log")" -ge 1 \
-	"$(f2b ping | grep -c pong)" = 1
+f2b set nfcf banip $X4 >/dev/null
+until_ok 20 is_banned $X4
+check_all "the filter destroyed: the next ban makes it again with the jail's 3 bans, once each, and succeeds" \
+	"$(cf s list -n | grep -cx "$FILTER")" = 1 "$(banned | wc -w)" = 3 "$(items)" = 3 \
+	"$(tail -n +$((mark + 1)) "$F2B/fail2ban.log" | grep -cE 'Unable to restore|Failed to execute ban')" = 0
+check "after the repair, status and cfctl test agree" agree
+send
+check_all "after the repair, a's packets are dropped again, c's get through" \
+	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5
+# After a repair fail2ban bans again (actionreban) an address it holds as
+# banned when it is banned again (failures in the log, or by hand, which
+# returns once the reban is done): the repair put it back already, so it
+# must not get a second copy (its unban would leave one behind).
+f2b set nfcf banip $A4 >/dev/null
+check_all "$A4 banned again after the repair: fail2ban rebans it, the filter keeps one copy" \
+	"$(grep -c "Reban $A4" "$F2B/fail2ban.log")" -ge 1 "$(items)" = 3
+check "after the reban, status and cfctl test agree" agree
+
+# An unban that finds the filter gone: fail2ban runs the repair for it too
+# (actionrepair_on_unban), which puts back the bans the action had
+# applied, and the unban then deletes its address.  Without it the unban
+# is skipped ("Unban is impossible") and the next repair would bring the
+# address back, banned for good behind fail2ban's back.
+cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
+f2b set nfcf unbanip $A6 >/dev/null
+check_all "an unban with the filter gone: the filter is made again, without the address unbanned" \
+	"$(cf s list -n | grep -cx "$FILTER")" = 1 "$(banned | wc -w)" = 2 "$(items)" = 2 \
+	"$(is_banned $A6 && echo banned)" = ""
+check "after that unban, status and cfctl test agree" agree
+send
+check_all "$A6 unbanned: a's IPv6 packets get through, its IPv4 ones are still dropped" \
+	"$DA4" = 0 "$DA6" = 5 "$DC4" = 5
+# And the next repair does not bring it back either.
+cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
+f2b set nfcf banip $Y4 >/dev/null
+until_ok 20 is_banned $Y4
+check_all "the next repair holds the 3 bans, not the address unbanned" \
+	"$(banned | wc -w)" = 3 "$(items)" = 3 \
+	"$(cf s test "$FILTER" src $A6 >/dev/null 2>&1 && echo present)" = ""
+check "a missing filter never stopped fail2ban" eval '[ "$(f2b ping | grep -c pong)" = 1 ]'
 
 f2b stop >/dev/null
 until_ok 60 eval '! kill -0 $F2B_PID 2>/dev/null'
