@@ -58,6 +58,7 @@ F2B_DIR = $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
 # ... which runs nf-cuckoo-fail2ban, found in PATH as cfctl is.
 F2B_HELPER = contrib/fail2ban/nf-cuckoo-fail2ban
 F2B_SBIN = $(DESTDIR)$(PREFIX)/sbin/nf-cuckoo-fail2ban
+F2B_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-fail2ban.8
 # CrowdSec: the adapter crowdsec-custom-bouncer runs, its configuration,
 # and the bouncer's settings to merge into its .yaml.local.
 CS_ADAPTER = contrib/crowdsec/nf-cuckoo-crowdsec
@@ -93,6 +94,7 @@ install: module cfctl
 	install -m 644 $(UNITS) $(UNITDIR)/
 	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
 	install -D -m 755 $(F2B_HELPER) $(F2B_SBIN)
+	install -D -m 644 $(F2B_HELPER).8 $(F2B_MAN)
 	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
 	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
 	install -D -m 644 contrib/crowdsec/nf-cuckoo-crowdsec.8 $(CS_MAN)
@@ -109,7 +111,7 @@ install: module cfctl
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
-	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN)
+	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN) $(F2B_MAN)
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
 	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE)
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
