@@ -293,8 +293,23 @@ static void run_cb(void *arg, struct nlmsghdr *nlh, enum cfnl_kind kind,
 	}
 	op->done = true;
 	op->err = *e;
-	if (op->err.err == -EEXIST && op->ok_eexist)
+	if (op->err.err == -EEXIST && op->ok_eexist) {
 		op->err.err = 0;
+		op->existed = true;
+		/* restore -exist: a filter of that name appeared since the
+		 * stream was checked (a daemon made it): it is kept, and the
+		 * chunks of its load, which it refuses, are not failures. */
+		if (op->cmd == NF_CUCKOO_CMD_LOAD_BEGIN) {
+			snprintf(q->kept_load, sizeof(q->kept_load), "%s",
+				 op->name);
+			q->kept_late++;
+		}
+	} else if ((op->cmd == NF_CUCKOO_CMD_LOAD_CHUNK ||
+		    op->cmd == NF_CUCKOO_CMD_LOAD_END) &&
+		   q->kept_load[0] && !strcmp(op->name, q->kept_load) &&
+		   (op->err.err == -EINVAL || op->err.err == -EBUSY)) {
+		op->err.err = 0;
+	}
 	if (op->err.err && !q->failed)
 		q->failed = op;
 	if (q->inflight)

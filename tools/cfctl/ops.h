@@ -29,6 +29,7 @@ struct op {
 	uint32_t n;		/* batches: entries */
 	uint64_t zoff, zlen;	/* LOAD_CHUNK of zeros, made when sent */
 	bool ok_eexist;		/* create -exist */
+	bool existed;		/* ... and the filter was there: not ours */
 	int img_version;	/* LOAD_BEGIN: the image's version, or -1 */
 	/* outcome */
 	bool sent, done;
@@ -53,6 +54,9 @@ struct opq {
 	unsigned int inflight;
 	struct op *failed;
 	int sock_err;
+	/* restore -exist: the filter whose LOAD_BEGIN found it there */
+	char kept_load[NF_CUCKOO_NAME_MAXLEN];
+	unsigned int kept_late;
 };
 
 void opq_init(struct opq *q, struct cfnl *nl);

@@ -898,7 +898,9 @@ static int r_create(struct rctx *r, char **w, int n, uint32_t line)
 	}
 	if (k->line == line)
 		k->create = op;
-	op->ok_eexist = opts.exist && !(fs.have & HAVE_IMAGE);
+	/* With -exist a filter made meanwhile (by fail2ban, say) is kept,
+	 * and the chunks of its load are dropped (ops.c). */
+	op->ok_eexist = opts.exist;
 	op->img_version = -1;
 	if (fs.have & HAVE_IMAGE) {
 		size_t i;
@@ -1200,7 +1202,7 @@ static int destroy_made(struct rctx *r, bool replaced_only)
 		struct known *k = &r->k[i];
 
 		if (replaced_only ? !k->replacing :
-		    !k->create || !k->create->sent ||
+		    !k->create || !k->create->sent || k->create->existed ||
 		    (k->create->done && k->create->err.err))
 			continue;
 		if (destroy_quietly(r->nl, k->opname))
@@ -1311,6 +1313,7 @@ int cmd_restore(int argc, char **argv)
 		errmsg("the filters were replaced, but some old tables are left under temporary names (" TMP_PREFIX "...): destroy them");
 		ret = EXIT_FAIL;
 	}
+	r.kept += r.q.kept_late;
 	if (r.kept && !opts.quiet)
 		fprintf(stderr, "restore: %" PRIu64 " filter%s kept as the kernel holds %s\n",
 			r.kept, r.kept == 1 ? "" : "s", r.kept == 1 ? "it" : "them");
