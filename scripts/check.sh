@@ -132,7 +132,7 @@ for k in $k61 $k612; do
 		again="NFC_TESTS=$(make -s --no-print-directory -C selftests list-again)"
 	fi
 	KVER=$k FUZZ_SECONDS=$fuzz stage "selftests@$k" \
-		selftests/run_vm.sh --timeout 1800 ${again:+-- --env "$again"}
+		selftests/run_vm.sh --timeout 2700 ${again:+-- --env "$again"}
 	# make install, DKMS and the Debian packages, each used in the VM.
 	# The build flags and the packages (built, installed, upgraded with
 	# DKMS building for both kernels' headers, purged) are the same for
