@@ -66,7 +66,7 @@ void spec_from_info(const struct filter_info *fi, struct filter_spec *fs)
 	}
 }
 
-static int swap_request(struct cfnl *nl, const char *a, const char *b)
+int swap_filters(struct cfnl *nl, const char *a, const char *b)
 {
 	struct nl_msg *msg = build_named(nl, NF_CUCKOO_CMD_SWAP, a);
 	struct nlerr e;
@@ -103,7 +103,7 @@ static int destroy(struct cfnl *nl, const char *name)
 
 int replace_commit(struct cfnl *nl, const char *name, const char *tmp)
 {
-	if (swap_request(nl, name, tmp)) {
+	if (swap_filters(nl, name, tmp)) {
 		errmsg("%s was left as it was", name);
 		destroy(nl, tmp);
 		return EXIT_FAIL;
@@ -139,7 +139,7 @@ int cmd_swap(int argc, char **argv)
 	}
 	if (cfnl_open(&nl))
 		return EXIT_FAIL;
-	err = swap_request(&nl, argv[0], argv[1]);
+	err = swap_filters(&nl, argv[0], argv[1]);
 	cfnl_close(&nl);
 	return exit_for(err);
 }

@@ -1159,33 +1159,13 @@ static int commit_replacements(struct rctx *r)
 	size_t i, j;
 
 	for (i = 0; i < r->nk; i++) {
-		struct nl_msg *msg;
-		struct nlerr e;
-		int err;
-
-		if (!r->k[i].replacing)
-			continue;
-		msg = build_named(r->nl, NF_CUCKOO_CMD_SWAP, r->k[i].name);
-		if (!msg || nla_put_string(msg, NF_CUCKOO_A_NAME2, r->k[i].opname)) {
-			nlmsg_free(msg);
-			errmsg("out of memory");
-			err = -ENOMEM;
-		} else {
-			err = cfnl_transact(r->nl, msg, NULL, NULL, &e);
-			if (err)
-				report_nlerr(&e, msg, r->k[i].name);
-			nlmsg_free(msg);
-		}
-		if (!err)
+		if (!r->k[i].replacing ||
+		    !swap_filters(r->nl, r->k[i].name, r->k[i].opname))
 			continue;
 		/* Put back those already swapped; all stay as they were. */
-		for (j = 0; j < i; j++) {
-			msg = r->k[j].replacing ?
-			      build_named(r->nl, NF_CUCKOO_CMD_SWAP, r->k[j].name) : NULL;
-			if (msg && !nla_put_string(msg, NF_CUCKOO_A_NAME2, r->k[j].opname))
-				cfnl_transact(r->nl, msg, NULL, NULL, &e);
-			nlmsg_free(msg);
-		}
+		for (j = 0; j < i; j++)
+			if (r->k[j].replacing)
+				swap_filters(r->nl, r->k[j].name, r->k[j].opname);
 		return -1;
 	}
 	return 0;

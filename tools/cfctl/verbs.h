@@ -124,6 +124,8 @@ bool is_tmp_name(const char *name);
 void tmp_name(char name[NF_CUCKOO_NAME_MAXLEN], unsigned int n);
 /* A filter's create parameters, as GET describes it (no image). */
 void spec_from_info(const struct filter_info *fi, struct filter_spec *fs);
+/* SWAP of filters a and b: 0 or -errno (printed). */
+int swap_filters(struct cfnl *nl, const char *a, const char *b);
 /* Swap tmp in for name and destroy the old one; on failure name is as
  * it was and tmp is destroyed.  EXIT_*, the error printed. */
 int replace_commit(struct cfnl *nl, const char *name, const char *tmp);
