@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel API differences between the releases nf_cuckoo builds for
- * (Debian 12's 6.1 and 6.12), each with the release that made it, so that
- * the rest of the module is written once against one API.
+ * The kernel API differences between the kernels nf_cuckoo builds for
+ * (6.1 and later), each with the release that made it, so that the rest
+ * of the module is written once against one API.  Each is told by what
+ * the headers have, never by the version number: distributions backport
+ * APIs without changing it.  What the preprocessor cannot see (a field
+ * of a struct) is probed by Kbuild, which compiles a few lines against
+ * the headers and defines NFCF_HAVE_... when they build.
  */
 #ifndef _NF_CUCKOO_COMPAT_H
 #define _NF_CUCKOO_COMPAT_H
 
-#include <linux/version.h>
 #include <net/genetlink.h>
 
-/* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/*
+ * 6.12: <asm/unaligned.h> moved to <linux/unaligned.h> (Kbuild's probe
+ * NFCF_HAVE_LINUX_UNALIGNED_H).
+ */
+#ifdef NFCF_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
@@ -19,11 +25,12 @@
 
 /*
  * 6.6: a dump's parsed attributes are in the struct genl_info that
- * struct genl_dumpit_info holds, no longer in a field of their own.
+ * struct genl_dumpit_info holds, no longer in a field of their own
+ * (Kbuild's probe NFCF_HAVE_DUMPIT_INFO_INFO).
  */
 static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef NFCF_HAVE_DUMPIT_INFO_INFO
 	return genl_dumpit_info(cb)->info.attrs;
 #else
 	return genl_dumpit_info(cb)->attrs;
