@@ -14,6 +14,7 @@ top=$PWD
 mkdir -p build
 log=build/check.log
 : >"$log"
+t0=$(date +%s)
 
 stage() {
 	local name=$1 start rc before after
@@ -154,6 +155,16 @@ if [ -f nf_cuckoo.ko ]; then
 	stage bench-nf-quick bench/nf/run.sh --quick
 	stage debug-kernel scripts/check-debug.sh --if-cached
 fi
+
+# Where the time went: a line a stage, and the whole.
+echo "### time: stage, status, seconds" | tee -a "$log"
+awk -v wall=$(($(date +%s) - t0)) '/^### [^ ]+: status [0-9]+, [0-9]+ s$/ {
+	sub(":", "", $2); sub(",", "", $4)
+	printf "#   %-28s %3s %6d s\n", $2, $4, $5; t += $5
+} END {
+	printf "#   %-28s %3s %6d s\n", "(between stages)", "", wall - t
+	printf "#   %-28s %3s %6d s (%.1f min)\n", "make check", "", wall, wall / 60
+}' "$log" | tee -a "$log"
 
 passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')
 skipped=$(grep -E '^ok( |$)' "$log" | grep -c '# *SKIP')
