@@ -23,8 +23,9 @@
 #                   runs into $(PREFIX)/sbin, the CrowdSec adapter
 #                   into $(PREFIX)/sbin (its man page into man8), its
 #                   configuration into $(SYSCONFDIR)/nf-cuckoo, its
-#                   logrotate file into $(SYSCONFDIR)/logrotate.d and the
-#                   bouncer's settings into
+#                   logrotate file into $(SYSCONFDIR)/logrotate.d, a
+#                   drop-in for crowdsec-custom-bouncer.service by the
+#                   units, and the bouncer's settings into
 #                   $(PREFIX)/share/nf-cuckoo/crowdsec; DESTDIR, PREFIX
 #                   (default /usr/local) and SYSCONFDIR (/etc) as usual
 #   make uninstall  remove what make install put there
@@ -67,12 +68,14 @@ CS_CONF = $(DESTDIR)$(SYSCONFDIR)/nf-cuckoo/crowdsec.conf
 CS_YAML = $(DESTDIR)$(PREFIX)/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local
 CS_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-crowdsec.8
 CS_LOGROTATE = $(DESTDIR)$(SYSCONFDIR)/logrotate.d/nf-cuckoo-crowdsec
+# (its drop-in for the bouncer's unit: CS_DROPIN below, by UNITDIR)
 # The service's units, where systemd looks for them: /usr/local/lib/systemd
 # for the default prefix, /lib/systemd for /usr (as Debian's packages do).
 UNITS = $(wildcard tools/systemd/*.service tools/systemd/*.socket \
 		   tools/systemd/*.timer tools/systemd/*.path)
 UNITDIR = $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 # systemd rereads its units when they change on the running system.
+CS_DROPIN = $(UNITDIR)/crowdsec-custom-bouncer.service.d/nf-cuckoo-crowdsec.conf
 DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	systemctl daemon-reload; fi
 
@@ -99,6 +102,7 @@ install: module cfctl
 	install -D -m 644 contrib/crowdsec/crowdsec.conf $(CS_CONF)
 	install -D -m 644 contrib/crowdsec/nf-cuckoo-crowdsec.8 $(CS_MAN)
 	install -D -m 644 contrib/logrotate/nf-cuckoo-crowdsec $(CS_LOGROTATE)
+	install -D -m 644 contrib/crowdsec/crowdsec-custom-bouncer.service.conf $(CS_DROPIN)
 	install -d $(dir $(CS_YAML))
 	sed 's|/usr/sbin/|$(PREFIX)/sbin/|' \
 		contrib/crowdsec/crowdsec-custom-bouncer.yaml.local >$(CS_YAML)
@@ -113,7 +117,8 @@ uninstall:
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
 	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN) $(F2B_MAN)
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
-	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE)
+	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE) $(CS_DROPIN)
+	-rmdir $(dir $(CS_DROPIN)) 2>/dev/null
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
