@@ -155,8 +155,10 @@ cmp -s contrib/crowdsec/nf-cuckoo-crowdsec "$kdir/usr/local/sbin/nf-cuckoo-crowd
 	[ -x "$kdir/usr/local/sbin/nf-cuckoo-crowdsec" ] &&
 	cmp -s contrib/crowdsec/crowdsec.conf "$kdir/etc/nf-cuckoo/crowdsec.conf" &&
 	grep -qx 'bin_path: /usr/local/sbin/nf-cuckoo-crowdsec' \
-		"$kdir/usr/local/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local"
-point $? "make install puts the CrowdSec adapter, its configuration and the bouncer's settings"
+		"$kdir/usr/local/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local" &&
+	cmp -s contrib/crowdsec/crowdsec-custom-bouncer.service.conf \
+		"$kdir/usr/local/lib/systemd/system/crowdsec-custom-bouncer.service.d/nf-cuckoo-crowdsec.conf"
+point $? "make install puts the CrowdSec adapter, its configuration, the bouncer's settings and its unit's drop-in"
 cmp -s contrib/logrotate/nf-cuckoo-crowdsec "$kdir/etc/logrotate.d/nf-cuckoo-crowdsec"
 point $? "make install puts the adapter's logrotate file in /etc/logrotate.d"
 cmp -s tools/systemd/nf-cuckoo.service \
@@ -255,8 +257,10 @@ f nf-cuckoo-crowdsec all Depends | grep -q python3 &&
 	[ "$(f nf-cuckoo-crowdsec all Enhances)" = crowdsec-custom-bouncer ] &&
 	[ "$(f nf-cuckoo-crowdsec all Architecture)" = all ] &&
 	dpkg-deb -c "$pkg/nf-cuckoo-crowdsec_${VERSION}_all.deb" | grep -q ' ./usr/sbin/nf-cuckoo-crowdsec$' &&
+	dpkg-deb -c "$pkg/nf-cuckoo-crowdsec_${VERSION}_all.deb" |
+		grep -q ' ./lib/systemd/system/crowdsec-custom-bouncer.service.d/nf-cuckoo-crowdsec.conf$' &&
 	! dpkg-deb -c "$pkg/cfctl_${VERSION}_amd64.deb" | grep -q crowdsec
-point $? "nf-cuckoo-crowdsec holds the adapter (Depends python3 and cfctl, Enhances crowdsec-custom-bouncer), cfctl nothing of it"
+point $? "nf-cuckoo-crowdsec holds the adapter and the bouncer unit's drop-in (Depends python3 and cfctl, Enhances crowdsec-custom-bouncer), cfctl nothing of it"
 dpkg-deb --fsys-tarfile "$pkg/nf-cuckoo-dkms_${VERSION}_all.deb" |
 	tar -xO "./usr/src/nf-cuckoo-$VERSION/dkms.conf" | grep -qx "PACKAGE_VERSION=\"$VERSION\""
 point $? "the packaged dkms.conf holds the package's version"

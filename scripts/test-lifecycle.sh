@@ -26,7 +26,12 @@
 #
 # Environment: NFC_LC_STAGES="s1 s2 ..." runs only those stages (they
 # expect what the earlier ones left: for debugging); NFC_LC_KEEP=1 keeps the
-# run directory (build/lifecycle/run: disk image, console logs).
+# run directory (build/lifecycle/run: disk image, console logs);
+# NFC_LC_TIMEOUT=S gives each boot S seconds (300; the upgrade's, 3 S);
+# NFC_LC_CS_OLD=1 sets the CrowdSec bouncer up as the adapter's package
+# did before (it restarted a dead adapter, total_retries: -1, and systemd
+# never restarted it), to see the kills of the `rebooted` stage leave
+# the filter short of CrowdSec's decisions.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
@@ -268,6 +273,7 @@ disk() {
 	cp "$DEBS_NEW"/*.deb "$r/root/lc/debs-new/"
 	echo "$VERSION" >"$r/root/lc/version"
 	echo "$NEWVERSION" >"$r/root/lc/newversion"
+	[ "${NFC_LC_CS_OLD:-0}" = 1 ] && touch "$r/root/lc/cs-old"
 	# No daemon of the chroot's may start on this machine.
 	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
 	chmod 755 "$r/usr/sbin/policy-rc.d"
@@ -291,6 +297,7 @@ disk() {
 
 	install -D -m 755 selftests/lifecycle/guest.sh "$r/usr/local/lib/nfclc/guest.sh"
 	install -D -m 644 selftests/packet/nfcpkt.py "$r/usr/local/lib/nfclc/nfcpkt.py"
+	install -D -m 644 selftests/lifecycle/crowdsec.py "$r/usr/local/lib/nfclc/crowdsec.py"
 	install -D -m 644 selftests/lifecycle/nfclc.service \
 		"$r/etc/systemd/system/nfclc.service"
 	ln -sf /etc/systemd/system/nfclc.service \
@@ -413,8 +420,8 @@ t=$(now)
 disk || exit 1
 T_DISK=$(since "$t")
 for s in $STAGES; do
-	to=300
-	[ "$s" = restarted ] && to=900
+	to=${NFC_LC_TIMEOUT:-300}
+	[ "$s" = restarted ] && to=$((to * 3))
 	boot "$s" "$to" || break
 done
 diag "times (s): root file system $T_ROOTFS, packages $T_DEBS, chroot install and disk $T_DISK, boots:$BOOTS; total $(since "$T0")"

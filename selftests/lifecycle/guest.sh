@@ -20,9 +20,12 @@
 # The stages, in order (see doc/testing.md, "The lifecycle test"):
 #   install    after apt installed the packages: the unit active, the
 #              module DKMS built loaded; two filters filled (one of 120,000
-#              entries), a fail2ban ban; reboot
+#              entries), a fail2ban ban; crowdsec and its bouncer set up as
+#              README.md says, 300 decisions; reboot
 #   rebooted   every entry, setting and the ban back, packets dropped;
-#              restart keeps everything, an entry added; reboot
+#              restart keeps everything, an entry added; decisions made
+#              while cfctl, the adapter and the bouncer are killed (kill
+#              -9) at random moments; reboot
 #   restarted  the entry added after the restart is back; reload leaves a
 #              filter not in the save alone and keeps dropping; apt
 #              installs the higher version with the filters loaded; reboot
@@ -34,6 +37,8 @@
 #              the power cut in the middle of it
 #   powercut   the save is the old or the new one, complete, and restored;
 #              power off
+# After every boot, CrowdSec's active decisions, the adapter's state and the
+# filter crowdsec agree (selftests/lifecycle/crowdsec.py).
 set -u
 exec >/dev/ttyS1 2>&1
 stty -F /dev/ttyS1 -onlcr 2>/dev/null
@@ -50,6 +55,9 @@ NS=lc-client
 CLIENT=10.0.0.1
 HOST=10.0.0.2
 PY=(python3 -I -S "$HERE/nfcpkt.py")
+CS=(python3 -I "$HERE/crowdsec.py")
+CSBANNED=10.0.0.3
+CSKEY=$LC/crowdsec.key
 export DEBIAN_FRONTEND=noninteractive
 mkdir -p "$ST"
 
@@ -171,25 +179,28 @@ pkt_setup() {
 	ip link add veth0 type veth peer name veth1 netns $NS &&
 	ip addr add $HOST/24 dev veth0 && ip link set veth0 up &&
 	ip -n $NS addr add $CLIENT/24 dev veth1 && ip -n $NS link set veth1 up &&
+	ip -n $NS addr add $CSBANNED/24 dev veth1 &&
 	nft -f - <<-EOF
 	table inet lc {
 		counter c5000 {}
 		counter c5001 {}
+		counter c5002 {}
 		chain input {
 			type filter hook input priority 0;
 			ip saddr $CLIENT udp dport 5000 counter name c5000
 			ip saddr $CLIENT udp dport 5001 counter name c5001
+			ip saddr $CSBANNED udp dport 5002 counter name c5002
 		}
 	}
 	EOF
 }
 counter() { nft list counter inet lc "c$1" | awk '$1 == "packets" { print $2 }'; }
-arrived() {	# DPORT: of 5 datagrams sent, how many arrived
+arrived() {	# DPORT [SRC]: of 5 datagrams sent, how many arrived
 	local before after
 
 	before=$(counter "$1")
-	ip netns exec $NS "${PY[@]}" udp --dst $HOST --sport 40000 --dport "$1" \
-		-n 5 >/dev/null
+	ip netns exec $NS "${PY[@]}" udp ${2:+--src "$2"} --dst $HOST \
+		--sport 40000 --dport "$1" -n 5 >/dev/null
 	after=$(counter "$1")
 	echo $((after - before))
 }
@@ -228,6 +239,84 @@ save_complete() {
 	[ "$last" = "# end sha256 $sum" ] && return 0
 	echo "end line '${last:0:80}', sha256 of the rest $sum"
 	return 1
+}
+
+# CrowdSec: its Local API (with the agent, as Debian's crowdsec.service
+# runs them), crowdsec-custom-bouncer and the adapter it runs, as the
+# system's services.
+cs_lapi_up() { cscli lapi status >/dev/null 2>&1; }
+cs_agree() {	# WHAT: the active decisions, the state and the filter agree
+	local out
+
+	if wait_until 240 "${CS[@]}" agree $CSKEY >/dev/null 2>&1; then
+		out=$("${CS[@]}" agree $CSKEY 2>&1)
+		ok "$1: CrowdSec's active decisions, the adapter's state and filter crowdsec agree ($out)"
+	else
+		not_ok "$1: CrowdSec's active decisions, the adapter's state and filter crowdsec agree" \
+			"$("${CS[@]}" agree $CSKEY 2>&1)" \
+			"$(systemctl status crowdsec-custom-bouncer 2>&1 | tail -n 5)" \
+			"$(tail -n 8 /var/log/nf-cuckoo-crowdsec.log 2>&1)"
+	fi
+}
+cs_packets() {	# WHAT
+	local a
+
+	a=$(arrived 5002 $CSBANNED)
+	check "$1: CrowdSec's ban of $CSBANNED drops it (0 of 5 arrived)" \
+		"$a of 5 arrived" test "$a" = 0
+}
+
+# The bouncer set up as README.md says ("With CrowdSec"): a key from
+# cscli bouncers add, the shipped settings merged in; 300 decisions made
+# before it starts, one on a client of the packet checks.
+cs_setup() {
+	local out rc key y=/etc/crowdsec/bouncers/crowdsec-custom-bouncer.yaml.local
+
+	out=$(systemctl enable --now crowdsec 2>&1)
+	if ! wait_until 180 cs_lapi_up; then
+		not_ok "crowdsec's Local API runs" "$out" \
+			"$(systemctl status crowdsec 2>&1 | tail -n 8)"
+		return
+	fi
+	key=$(cscli bouncers add nfclc-router -o raw 2>&1) &&
+		cscli bouncers add nfclc-check -o raw >$CSKEY 2>&1 &&
+		sed -i '/^\(bin_path\|api_url\|api_key\):/d' $y &&
+		printf 'api_url: http://127.0.0.1:8080/\napi_key: %s\n' "$key" |
+		cat /usr/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local - >>$y
+	rc=$?
+	check "the bouncer set up as README.md says (cscli bouncers add, the shipped settings)" \
+		"$key $(cat $y)" test $rc = 0
+	python3 -c '
+print("duration,scope,value")
+for i in range(299): print("24h,ip,10.66.%d.%d" % (i >> 8, i & 255))
+' >$LC/decisions.csv
+	out=$(cscli decisions import -i $LC/decisions.csv 2>&1 &&
+		cscli decisions add --ip $CSBANNED --duration 24h 2>&1)
+	check "300 decisions made (cscli decisions import, add)" "$out" test $? = 0
+	if [ -e $LC/cs-old ]; then
+		# (NFC_LC_CS_OLD=1: the settings shipped before, under which
+		# the bouncer restarted a dead adapter without its decisions)
+		sed -i 's/^total_retries: 0$/total_retries: -1/' $y
+		rm -f /lib/systemd/system/crowdsec-custom-bouncer.service.d/nf-cuckoo-crowdsec.conf
+		systemctl daemon-reload
+		diag "NFC_LC_CS_OLD: total_retries: -1, no drop-in for the bouncer"
+	fi
+	out=$(systemctl enable --now crowdsec-custom-bouncer 2>&1)
+	check "crowdsec-custom-bouncer started" "$out" \
+		systemctl is-active -q crowdsec-custom-bouncer
+}
+
+# Decisions made for SECONDS while cfctl, the adapter and the bouncer are
+# killed at random moments; then, with none killed, everything agrees.
+cs_chaos() {
+	local out rc
+
+	out=$("${CS[@]}" chaos "$1" 2>&1)
+	rc=$?
+	check "decisions made for $1 s while cfctl, the adapter and the bouncer were each killed (kill -9) at random moments: $out" \
+		"$out" test $rc = 0
+	cs_agree "after the kills, without a reboot"
+	diag "the adapter's log: $(grep -c 'rebuilt from the state' /var/log/nf-cuckoo-crowdsec.log) rebuilds of its filter in all"
 }
 
 # ---- the stages -----------------------------------------------------------
@@ -287,6 +376,10 @@ stage_install() {
 	else
 		not_ok "fail2ban runs jail $JAIL" "$(systemctl status fail2ban 2>&1 | tail -n 8)"
 	fi
+
+	cs_setup
+	cs_agree "at install"
+	cs_packets "at install"
 }
 
 stage_rebooted() {
@@ -298,6 +391,8 @@ stage_rebooted() {
 	pkt_setup && packets "after a reboot"
 	check "after a reboot, fail2ban's ban of $BANNED is in f2b-$JAIL" \
 		"$(fail2ban-client status $JAIL 2>&1)" wait_until 60 f2b_banned
+	cs_agree "after a reboot"
+	cs_packets "after a reboot"
 
 	t0=$SECONDS
 	out=$(systemctl restart $UNIT 2>&1)
@@ -315,6 +410,9 @@ stage_rebooted() {
 		items small >"$ST/small.items" &&
 		check "an entry added to small after the restart" "" \
 			cfctl -q test small src 198.51.100.77
+
+	cs_chaos 60
+	cs_packets "after the kills"
 }
 
 stage_restarted() {
@@ -356,6 +454,7 @@ stage_restarted() {
 	packets "after a reload"
 	check "after a reload, fail2ban's filter (not in the save) still holds its ban" \
 		"$(cfctl show f2b-$JAIL 2>&1)" f2b_banned
+	cs_agree "after a reload"
 
 	# The upgrade, with the filters loaded and the unit active.
 	t0=$SECONDS
@@ -372,6 +471,7 @@ stage_restarted() {
 		test "$out" = "$(cat $LC/newversion)"
 	entries_back "after the upgrade" big small other
 	packets "after the upgrade"
+	cs_agree "after the upgrade"
 }
 
 stage_upgraded() {
@@ -383,6 +483,7 @@ stage_upgraded() {
 	unit_active "after the upgrade's reboot"
 	entries_back "after the upgrade's reboot" big small other
 	pkt_setup && packets "after the upgrade's reboot"
+	cs_agree "after the upgrade's reboot"
 
 	# A save with base64 flipped in a load line: stopped first, so that
 	# the shutdown saves nothing over it.
@@ -430,6 +531,8 @@ stage_corrupt() {
 	local at out
 
 	refused "a corrupted save"
+	# (no save restored: the adapter made its filter again from its state)
+	cs_agree "after a boot that refused the save"
 	# (a unit that took the save would write the filters over the next
 	# one at shutdown: stopped first)
 	if systemctl is-active -q $UNIT; then
@@ -523,6 +626,8 @@ stage_powercut() {
 	unit_active "after the power cut"
 	entries_back "after the power cut (the ${which:-unknown} save)" big small other huge
 	pkt_setup && packets "after the power cut"
+	cs_agree "after the power cut"
+	cs_packets "after the power cut"
 	ACTION=poweroff
 }
 
@@ -531,6 +636,17 @@ stage_powercut() {
 up=$(cut -d' ' -f1 /proc/uptime)
 mu=$(systemctl show -p ActiveEnterTimestampMonotonic --value multi-user.target)
 echo "NFCLC-UP $STAGE $up $(awk -v u="$mu" 'BEGIN { printf "%.1f", u / 1e6 }')"
+unit_times() {	# UNIT...: when each became active, after how long starting
+	local u a b
+
+	for u in "$@"; do
+		a=$(systemctl show -p InactiveExitTimestampMonotonic --value "$u")
+		b=$(systemctl show -p ActiveEnterTimestampMonotonic --value "$u")
+		awk -v u="$u" -v a="$a" -v b="$b" 'BEGIN {
+			if (b > 0) printf "%s at %.1f s (%.1f s starting); ", u, b / 1e6, (b - a) / 1e6 }'
+	done
+}
+diag "$(unit_times nf-cuckoo.service fail2ban.service crowdsec.service crowdsec-custom-bouncer.service)"
 if [ "$(type -t "stage_$STAGE")" = function ]; then
 	"stage_$STAGE"
 else

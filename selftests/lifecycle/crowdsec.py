@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The lifecycle test's CrowdSec side (selftests/lifecycle/guest.sh runs it
+in the guest, where crowdsec, crowdsec-custom-bouncer and the
+nf-cuckoo-crowdsec adapter run as the system's services).
+
+  crowdsec.py agree KEYFILE
+      Whether CrowdSec's active decisions (asked of the Local API with
+      the test's own bouncer key, so that the real bouncer's pulls are
+      not disturbed), the adapter's state and the filter agree: the same
+      set of values in the first two, and the filter holding every one of
+      them and exactly as many entries.  Status 0 if so; otherwise one
+      line says why.
+
+  crowdsec.py chaos SECONDS
+      For SECONDS, decisions are added and deleted with cscli while a
+      second thread kill -9s, at random moments, one of: a cfctl the
+      adapter runs, the adapter, the bouncer.  Prints one line of counts.
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+FILTER = "crowdsec"
+STATE = "/var/lib/nf-cuckoo/crowdsec.state"
+LAPI = "http://127.0.0.1:8080/v1/decisions"
+ADAPTER = "/usr/sbin/nf-cuckoo-crowdsec"
+
+
+def active(keyfile):
+    with open(keyfile, encoding="ascii") as f:
+        key = f.read().strip()
+    req = urllib.request.Request(LAPI, headers={"X-Api-Key": key})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        ds = json.load(r) or []
+    return {d["value"] for d in ds if d.get("type") == "ban"}
+
+
+def agree(keyfile):
+    try:
+        want = active(keyfile)
+    except (OSError, ValueError) as e:
+        return "the Local API: %s" % e
+    try:
+        with open(STATE, encoding="utf-8") as f:
+            state = {line.strip() for line in f
+                     if line.strip() and not line.startswith("#")}
+    except OSError as e:
+        return "the state: %s" % e
+    if state != want:
+        return ("the state is not the active decisions: %d active, %d in "
+                "the state; missing %s; extra %s" % (
+                    len(want), len(state), sorted(want - state)[:5],
+                    sorted(state - want)[:5]))
+    p = subprocess.run(["cfctl", "-j", "show", FILTER], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return "cfctl show %s: %s" % (FILTER, p.stderr.strip())
+    items = json.loads(p.stdout)["stats"]["items"]
+    if items != len(state):
+        return "the filter holds %d entries, the state %d values" % (
+            items, len(state))
+    if state:
+        p = subprocess.run(["cfctl", "-q", "test", "-f", "-", FILTER],
+                           input="".join("src %s\n" % v for v in state),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            return "values of the state missing from the filter: %s" % (
+                p.stdout.strip() or p.stderr.strip())
+    print("%d active decisions, in the state and the filter" % len(state))
+    return None
+
+
+def procs():
+    """(pid, comm, ppid, cmdline) of every process."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d, encoding="utf-8") as f:
+                st = f.read()
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        comm = st[st.index("(") + 1:st.rindex(")")]
+        ppid = int(st[st.rindex(")") + 2:].split()[1])
+        yield int(d), comm, ppid, cmd
+
+
+def find(what):
+    ps = list(procs())
+    adapters = {pid for pid, _, _, cmd in ps
+                if len(cmd) > 1 and cmd[1].decode(errors="replace") == ADAPTER}
+    for pid, comm, ppid, _ in ps:
+        if what == "cfctl" and comm == "cfctl" and ppid in adapters:
+            return pid
+        if what == "adapter" and pid in adapters:
+            return pid
+        # (comm is cut at 15 characters)
+        if what == "bouncer" and comm == "crowdsec-custom":
+            return pid
+    return None
+
+
+def chaos(seconds):
+    end = time.monotonic() + seconds
+    rnd = random.Random()
+    count = {"add": 0, "del": 0, "cscli failed": 0}
+    kills = {"cfctl": 0, "adapter": 0, "bouncer": 0, "missed": 0}
+
+    def cscli(*args):
+        p = subprocess.run(["cscli", "decisions"] + list(args),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            count["cscli failed"] += 1
+        return p.returncode == 0
+
+    def decide():
+        held = []
+        n = 0
+        while time.monotonic() < end:
+            if held and rnd.random() < 0.35:
+                v = held.pop(rnd.randrange(len(held)))
+                if cscli("delete", "--ip", v):
+                    count["del"] += 1
+            else:
+                n += 1
+                v = "10.77.%d.%d" % (n >> 8, n & 255)
+                if cscli("add", "--ip", v, "--duration", "24h",
+                         "--reason", "nfclc chaos"):
+                    count["add"] += 1
+                    held.append(v)
+
+    t = threading.Thread(target=decide)
+    t.start()
+    while time.monotonic() < end:
+        time.sleep(rnd.uniform(2, 6))
+        what = rnd.choice(("cfctl", "adapter", "bouncer"))
+        # Wait for one to be there (cfctl runs a moment a batch).
+        give_up = time.monotonic() + 4
+        pid = None
+        while pid is None and time.monotonic() < give_up:
+            pid = find(what)
+            if pid is None:
+                time.sleep(0.01)
+        if pid is None:
+            kills["missed"] += 1
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+            kills[what] += 1
+        except ProcessLookupError:
+            kills["missed"] += 1
+    t.join()
+    print("decisions: %d added, %d deleted, %d cscli runs failed; killed: "
+          "%d cfctl, %d adapters, %d bouncers (%d found none)" % (
+              count["add"], count["del"], count["cscli failed"],
+              kills["cfctl"], kills["adapter"], kills["bouncer"],
+              kills["missed"]))
+    return 0 if min(kills["cfctl"], kills["adapter"], kills["bouncer"]) else 1
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "agree":
+        why = agree(sys.argv[2])
+        if why:
+            print(why)
+            return 1
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "chaos":
+        return chaos(float(sys.argv[2]))
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
