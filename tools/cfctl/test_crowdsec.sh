@@ -397,6 +397,35 @@ result $? "a cfctl add that timed out after the kernel applied it: not tried aga
 result $? "the state holds the 16 decisions"
 same "$dir/pool" "the filter holds them once each (rebuilt from the state)"
 
+# A cfctl add that hung before doing anything (killed at the timeout:
+# the filter holds none of the batch), and the rebuild that follows
+# fails too (its cfctl killed, say): with no decision coming after, the
+# adapter rebuilds the filter again by itself a few seconds later, not
+# at the next decision, which may be hours away.  (Before, the filter
+# stayed empty beside a state of 16.)
+fresh
+conf "cfctl_timeout = 2"
+mkfifo "$dir/in"
+"$ADAPTER" <"$dir/in" 2>>"$dir/stderr" &
+apid=$!
+exec 7>"$dir/in"
+echo "1 before sleep3 add " >"$dir/fault"
+while read -r v; do dec add "$v"; done <"$dir/pool" >&7
+until_ok 10 eval '[ "$(wc -l <"$dir/faults.log" 2>/dev/null)" -ge 1 ]'
+echo "1 before fail compact" >"$dir/fault"
+until_ok 10 eval '[ "$(wc -l <"$dir/faults.log" 2>/dev/null)" -ge 2 ]'
+t0=$SECONDS
+until_ok 20 eval '[ "$(items "$F")" = 16 ]'
+out="after $((SECONDS - t0)) s; faults: $(tr '\n' ';' <"$dir/faults.log"); $(tail -n 4 "$LOG")"
+rc=0
+[ "$(items "$F")" = 16 ] && [ "$(logged 'cannot rebuild it')" -ge 1 ] &&
+	[ "$(logged 'rebuilt from the state')" -ge 1 ]
+result $? "a rebuild that failed is tried again by itself, with no decision after it"
+same "$dir/pool" "the filter holds the 16 decisions once each"
+exec 7>&-
+wait $apid 2>/dev/null
+rm -f "$dir/in"
+
 # A full filter (nogrow): refused in bulk once cfctl says why.
 fresh capacity 100 fingerprint 32 nogrow
 seq 0 2999 | awk '{ printf "10.3.%d.%d\n", $1 / 256, $1 % 256 }' >"$dir/pool"
