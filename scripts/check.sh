@@ -160,10 +160,10 @@ fi
 echo "### time: stage, status, seconds" | tee -a "$log"
 awk -v wall=$(($(date +%s) - t0)) '/^### [^ ]+: status [0-9]+, [0-9]+ s$/ {
 	sub(":", "", $2); sub(",", "", $4)
-	printf "#   %-28s %3s %6d s\n", $2, $4, $5; t += $5
+	printf "#   %-32s %3s %6d s\n", $2, $4, $5; t += $5
 } END {
-	printf "#   %-28s %3s %6d s\n", "(between stages)", "", wall - t
-	printf "#   %-28s %3s %6d s (%.1f min)\n", "make check", "", wall, wall / 60
+	printf "#   %-32s %3s %6d s\n", "(between stages)", "", wall - t
+	printf "#   %-32s %3s %6d s (%.1f min)\n", "make check", "", wall, wall / 60
 }' "$log" | tee -a "$log"
 
 passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')
