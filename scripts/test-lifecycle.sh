@@ -27,7 +27,8 @@
 # Environment: NFC_LC_STAGES="s1 s2 ..." runs only those stages (they
 # expect what the earlier ones left: for debugging); NFC_LC_KEEP=1 keeps the
 # run directory (build/lifecycle/run: disk image, console logs);
-# NFC_LC_TIMEOUT=S gives each boot S seconds (300; the upgrade's, 3 S);
+# NFC_LC_TIMEOUT=S gives each boot S seconds (300; the upgrade's 3 S, the
+# kills' 2 S);
 # NFC_LC_CS_OLD=1 sets the CrowdSec bouncer up as the adapter's package
 # did before (it restarted a dead adapter, total_retries: -1, and systemd
 # never restarted it), to see the kills of the `rebooted` stage leave
@@ -421,7 +422,10 @@ disk || exit 1
 T_DISK=$(since "$t")
 for s in $STAGES; do
 	to=${NFC_LC_TIMEOUT:-300}
+	# (the upgrade's DKMS build in the guest; the CrowdSec kills and
+	# the wait for everything to agree after them)
 	[ "$s" = restarted ] && to=$((to * 3))
+	[ "$s" = rebooted ] && to=$((to * 2))
 	boot "$s" "$to" || break
 done
 diag "times (s): root file system $T_ROOTFS, packages $T_DEBS, chroot install and disk $T_DISK, boots:$BOOTS; total $(since "$T0")"

@@ -241,8 +241,8 @@ save_complete() {
 	return 1
 }
 
-# CrowdSec: its Local API (with the agent, as Debian's crowdsec.service
-# runs them), crowdsec-custom-bouncer and the adapter it runs, as the
+# CrowdSec: its Local API (crowdsec.service, without its agent: see
+# cs_setup), crowdsec-custom-bouncer and the adapter it runs, as the
 # system's services.
 cs_lapi_up() { cscli lapi status >/dev/null 2>&1; }
 cs_agree() {	# WHAT: the active decisions, the state and the filter agree
@@ -272,6 +272,16 @@ cs_packets() {	# WHAT
 cs_setup() {
 	local out rc key y=/etc/crowdsec/bouncers/crowdsec-custom-bouncer.yaml.local
 
+	# The Local API alone (-no-cs, as pkt_crowdsec runs it, and as a
+	# Local API host with its agents elsewhere does): the local agent's
+	# log parsing feeds nothing the adapter sees, and its start (the
+	# configuration test, then the hub's parsers) took 40-90 s of every
+	# boot in the emulated guest, each boot waiting for it.
+	mkdir -p /etc/systemd/system/crowdsec.service.d
+	printf '%s\n' '[Service]' 'ExecStartPre=' 'ExecStart=' \
+		'ExecStart=/usr/bin/crowdsec -c /etc/crowdsec/config.yaml -no-cs' \
+		>/etc/systemd/system/crowdsec.service.d/nfclc.conf
+	systemctl daemon-reload
 	out=$(systemctl enable --now crowdsec 2>&1)
 	if ! wait_until 180 cs_lapi_up; then
 		not_ok "crowdsec's Local API runs" "$out" \
