@@ -405,10 +405,7 @@ same "$dir/pool" "the filter holds them once each (rebuilt from the state)"
 # stayed empty beside a state of 16.)
 fresh
 conf "cfctl_timeout = 2"
-mkfifo "$dir/in"
-"$ADAPTER" <"$dir/in" 2>>"$dir/stderr" &
-apid=$!
-exec 7>"$dir/in"
+bg_start
 echo "1 before sleep3 add " >"$dir/fault"
 while read -r v; do dec add "$v"; done <"$dir/pool" >&7
 until_ok 10 eval '[ "$(wc -l <"$dir/faults.log" 2>/dev/null)" -ge 1 ]'
@@ -422,9 +419,7 @@ rc=0
 	[ "$(logged 'rebuilt from the state')" -ge 1 ]
 result $? "a rebuild that failed is tried again by itself, with no decision after it"
 same "$dir/pool" "the filter holds the 16 decisions once each"
-exec 7>&-
-wait $apid 2>/dev/null
-rm -f "$dir/in"
+bg_end
 
 # A full filter (nogrow): refused in bulk once cfctl says why.
 fresh capacity 100 fingerprint 32 nogrow
