@@ -68,14 +68,14 @@ CS_CONF = $(DESTDIR)$(SYSCONFDIR)/nf-cuckoo/crowdsec.conf
 CS_YAML = $(DESTDIR)$(PREFIX)/share/nf-cuckoo/crowdsec/crowdsec-custom-bouncer.yaml.local
 CS_MAN = $(DESTDIR)$(PREFIX)/share/man/man8/nf-cuckoo-crowdsec.8
 CS_LOGROTATE = $(DESTDIR)$(SYSCONFDIR)/logrotate.d/nf-cuckoo-crowdsec
-# (its drop-in for the bouncer's unit: CS_DROPIN below, by UNITDIR)
 # The service's units, where systemd looks for them: /usr/local/lib/systemd
 # for the default prefix, /lib/systemd for /usr (as Debian's packages do).
 UNITS = $(wildcard tools/systemd/*.service tools/systemd/*.socket \
 		   tools/systemd/*.timer tools/systemd/*.path)
 UNITDIR = $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
-# systemd rereads its units when they change on the running system.
+# The CrowdSec adapter's drop-in for the bouncer's unit, beside the units.
 CS_DROPIN = $(UNITDIR)/crowdsec-custom-bouncer.service.d/nf-cuckoo-crowdsec.conf
+# systemd rereads its units when they change on the running system.
 DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	systemctl daemon-reload; fi
 
