@@ -29,7 +29,6 @@ import time
 import urllib.request
 
 FILTER = "crowdsec"
-STATE = "/var/lib/nf-cuckoo/crowdsec.state"
 LAPI = "http://127.0.0.1:8080/v1/decisions"
 ADAPTER = "/usr/sbin/nf-cuckoo-crowdsec"
 
@@ -48,12 +47,12 @@ def agree(keyfile):
         want = active(keyfile)
     except (OSError, ValueError) as e:
         return "the Local API: %s" % e
-    try:
-        with open(STATE, encoding="utf-8") as f:
-            state = {line.strip() for line in f
-                     if line.strip() and not line.startswith("#")}
-    except OSError as e:
-        return "the state: %s" % e
+    # (the adapter's own reading of its state, wherever its
+    # configuration puts it)
+    p = subprocess.run([ADAPTER, "show"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return "%s show: %s" % (ADAPTER, p.stderr.strip())
+    state = set(p.stdout.split())
     if state != want:
         return ("the state is not the active decisions: %d active, %d in "
                 "the state; missing %s; extra %s" % (

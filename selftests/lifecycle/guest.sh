@@ -94,6 +94,16 @@ unit_state() {
 	echo "$(systemctl is-active $UNIT) / $(systemctl show -p Result --value $UNIT)"
 }
 unit_log() { journalctl -b -u $UNIT --no-pager -o cat 2>&1 | tail -n 15; }
+unit_times() {	# UNIT...: when each became active, after how long starting
+	local u a b
+
+	for u in "$@"; do
+		a=$(systemctl show -p InactiveExitTimestampMonotonic --value "$u")
+		b=$(systemctl show -p ActiveEnterTimestampMonotonic --value "$u")
+		awk -v u="$u" -v a="$a" -v b="$b" 'BEGIN {
+			if (b > 0) printf "%s at %.1f s (%.1f s starting); ", u, b / 1e6, (b - a) / 1e6 }'
+	done
+}
 unit_active() {
 	if systemctl is-active -q $UNIT; then
 		ok "$UNIT is active${1:+ $1}"
@@ -245,15 +255,13 @@ save_complete() {
 # cs_setup), crowdsec-custom-bouncer and the adapter it runs, as the
 # system's services.
 cs_lapi_up() { cscli lapi status >/dev/null 2>&1; }
+cs_agreed() { CS_AGREE=$("${CS[@]}" agree $CSKEY 2>&1); }
 cs_agree() {	# WHAT: the active decisions, the state and the filter agree
-	local out
-
-	if wait_until 240 "${CS[@]}" agree $CSKEY >/dev/null 2>&1; then
-		out=$("${CS[@]}" agree $CSKEY 2>&1)
-		ok "$1: CrowdSec's active decisions, the adapter's state and filter crowdsec agree ($out)"
+	if wait_until 240 cs_agreed; then
+		ok "$1: CrowdSec's active decisions, the adapter's state and filter crowdsec agree ($CS_AGREE)"
 	else
 		not_ok "$1: CrowdSec's active decisions, the adapter's state and filter crowdsec agree" \
-			"$("${CS[@]}" agree $CSKEY 2>&1)" \
+			"$CS_AGREE" \
 			"$(systemctl status crowdsec-custom-bouncer 2>&1 | tail -n 5)" \
 			"$(tail -n 8 /var/log/nf-cuckoo-crowdsec.log 2>&1)"
 	fi
@@ -275,7 +283,7 @@ cs_setup() {
 	# The Local API alone (-no-cs, as pkt_crowdsec runs it, and as a
 	# Local API host with its agents elsewhere does): the local agent's
 	# log parsing feeds nothing the adapter sees, and its start (the
-	# configuration test, then the hub's parsers) took 40-90 s of every
+	# configuration test, then the hub's parsers) took 25-91 s of every
 	# boot in the emulated guest, each boot waiting for it.
 	mkdir -p /etc/systemd/system/crowdsec.service.d
 	printf '%s\n' '[Service]' 'ExecStartPre=' 'ExecStart=' \
@@ -646,16 +654,6 @@ stage_powercut() {
 up=$(cut -d' ' -f1 /proc/uptime)
 mu=$(systemctl show -p ActiveEnterTimestampMonotonic --value multi-user.target)
 echo "NFCLC-UP $STAGE $up $(awk -v u="$mu" 'BEGIN { printf "%.1f", u / 1e6 }')"
-unit_times() {	# UNIT...: when each became active, after how long starting
-	local u a b
-
-	for u in "$@"; do
-		a=$(systemctl show -p InactiveExitTimestampMonotonic --value "$u")
-		b=$(systemctl show -p ActiveEnterTimestampMonotonic --value "$u")
-		awk -v u="$u" -v a="$a" -v b="$b" 'BEGIN {
-			if (b > 0) printf "%s at %.1f s (%.1f s starting); ", u, b / 1e6, (b - a) / 1e6 }'
-	done
-}
 diag "$(unit_times nf-cuckoo.service fail2ban.service crowdsec.service crowdsec-custom-bouncer.service)"
 if [ "$(type -t "stage_$STAGE")" = function ]; then
 	"stage_$STAGE"
