@@ -5,42 +5,144 @@
 # A stage that fails without printing a failing TAP line of its own gets
 # one, so a crash or a build error is never counted as a pass.
 #
-# The module is built, smoke-tested and put through the whole selftest
-# suite in a VM on each kernel it supports: Debian 12's 6.1 (the one
-# linux-headers-amd64 points at) and its newest 6.12 (scripts/kver.sh).
+# The module is built, smoke-tested and put through the selftest suite in
+# a VM on each kernel it supports: Debian 12's 6.1 (the one
+# linux-headers-amd64 points at, the whole suite) and its newest 6.12
+# (scripts/kver.sh; what differs by kernel).
+#
+# After the dependencies, the stages run CHECK_JOBS at a time (default 2,
+# the cores this project's machines have): a QEMU under emulation keeps
+# 1.1-1.4 cores busy and many tests wait on timers, so two VMs, or a VM
+# and a build, share the two cores with little loss.  A stage starts when
+# the stages it needs have passed and no running stage holds a resource
+# it takes ("tree": it builds in the repository; "host-dpkg": it installs
+# packages on this machine).  Each stage's output is printed whole when it
+# ends, so the TAP of one stage is never interleaved with another's.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 mkdir -p build
 log=build/check.log
 : >"$log"
+sdir=build/check
+rm -rf "$sdir"
+mkdir -p "$sdir"
 t0=$(date +%s)
+JOBS=${CHECK_JOBS:-2}
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: bad CHECK_JOBS=$JOBS" >&2; exit 2; }
 
-stage() {
-	local name=$1 start rc before after
+# Ends a stage: its output whole, then its status line (the time table
+# reads it), a failing TAP line if it failed without one of its own.
+stage_end() {	# NAME RC START END
+	local name=$1 rc=$2 start=$3 end=$4 out=$sdir/$1.log
+
+	{
+		echo "### $name"
+		cat "$out"
+		if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$out"; then
+			echo "not ok - $name exited with status $rc"
+		fi
+		echo "### $name: status $rc, $((end - start)) s, at $((start - t0))-$((end - t0)) s"
+	} | tee -a "$log"
+}
+
+# A stage run now, alone (the dependencies, before anything else).
+stage() {	# NAME COMMAND...
+	local name=$1 start rc
+
 	shift
-	echo "### $name: $*" | tee -a "$log"
 	start=$(date +%s)
-	before=$(grep -c '^not ok' "$log")
-	"$@" 2>&1 | tee -a "$log"
-	rc=${PIPESTATUS[0]}
-	after=$(grep -c '^not ok' "$log")
-	if [ "$rc" -ne 0 ] && [ "$after" -eq "$before" ]; then
-		echo "not ok - $name exited with status $rc" | tee -a "$log"
-	fi
-	echo "### $name: status $rc, $(($(date +%s) - start)) s" | tee -a "$log"
+	"$@" >"$sdir/$name.log" 2>&1
+	rc=$?
+	stage_end "$name" "$rc" "$start" "$(date +%s)"
+	return "$rc"
+}
+
+# The queue: job NAME RESOURCES NEEDS COMMAND, RESOURCES and NEEDS
+# comma-separated (or -), COMMAND a line of shell.  Jobs start in the
+# order queued, the long ones first, as soon as they may.
+J_NAME=() J_RES=() J_NEEDS=() J_CMD=()
+job() {
+	J_NAME+=("$1") J_RES+=("$2") J_NEEDS+=("$3") J_CMD+=("$4")
+}
+
+run_jobs() {
+	local -A status=() busy=() of_pid=()
+	local pending=("${!J_NAME[@]}") running=0 i r n ok pid rest rc
+	local -a left
+
+	while [ ${#pending[@]} -gt 0 ] || [ "$running" -gt 0 ]; do
+		left=()
+		for i in ${pending[@]+"${pending[@]}"}; do
+			ok=start
+			for n in ${J_NEEDS[i]//,/ }; do
+				[ "$n" = - ] && continue
+				case ${status[$n]:-} in
+				0) ;;
+				'') ok=later ;;
+				*) [ "$ok" = start ] && ok="needs $n" ;;
+				esac
+			done
+			for r in ${J_RES[i]//,/ }; do
+				[ "$r" != - ] && [ -n "${busy[$r]:-}" ] && [ "$ok" = start ] && ok=later
+			done
+			[ "$running" -ge "$JOBS" ] && [ "$ok" = start ] && ok=later
+			case $ok in
+			start)
+				for r in ${J_RES[i]//,/ }; do busy[$r]=1; done
+				echo "### ${J_NAME[i]}: started at $(($(date +%s) - t0)) s" | tee -a "$log"
+				(
+					start=$(date +%s)
+					eval "${J_CMD[i]}" >"$sdir/${J_NAME[i]}.log" 2>&1
+					echo "$? $start $(date +%s)" >"$sdir/${J_NAME[i]}.rc"
+				) &
+				of_pid[$!]=$i
+				running=$((running + 1)) ;;
+			later)
+				left+=("$i") ;;
+			*)	# a stage it needs failed
+				status[${J_NAME[i]}]=1
+				echo "not ok - ${J_NAME[i]}: not run: $ok failed" | tee -a "$log" ;;
+			esac
+		done
+		pending=(${left[@]+"${left[@]}"})
+		if [ "$running" -eq 0 ]; then
+			for i in ${pending[@]+"${pending[@]}"}; do
+				echo "not ok - ${J_NAME[i]}: not run: it needs ${J_NEEDS[i]}, never queued" | tee -a "$log"
+			done
+			break
+		fi
+		wait -n -p pid
+		i=${of_pid[$pid]}
+		unset "of_pid[$pid]"
+		running=$((running - 1))
+		for r in ${J_RES[i]//,/ }; do unset "busy[$r]"; done
+		read -r rc rest <"$sdir/${J_NAME[i]}.rc" 2>/dev/null || rc=1 rest="$t0 $t0"
+		status[${J_NAME[i]}]=$rc
+		# shellcheck disable=SC2086
+		stage_end "${J_NAME[i]}" "$rc" $rest
+	done
 }
 
 # Quietly building something is a test too: it must build with -Werror.
+# The module is kept in build/ko/KVER/ for the stages of that kernel (the
+# tree's own is the next build's), and the VM's kernel is fetched now,
+# before stages that boot it run side by side.
 build_module() {	# build_module KVER
+	local ko=build/ko/$1/nf_cuckoo.ko
+
+	rm -f "$ko"
 	make -s module KVER="$1" &&
+		[ "$(modinfo -F vermagic nf_cuckoo.ko | cut -d' ' -f1)" = "$1" ] &&
 		echo "ok - module nf_cuckoo.ko builds with -Werror for $1" || return
 	# The core's userspace-only batch lookup stays out of the module.
 	if nm nf_cuckoo.ko | grep -qw cf_contains_batch; then
 		echo "not ok - nf_cuckoo.ko holds cf_contains_batch, which it never calls"
-	else
-		echo "ok - nf_cuckoo.ko holds no cf_contains_batch (userspace only)"
+		return 1
 	fi
+	echo "ok - nf_cuckoo.ko holds no cf_contains_batch (userspace only)"
+	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko" &&
+		selftests/vm/prepare.sh --kver "$1" --quiet >/dev/null
 }
 
 # PREEMPT_RT is refused at build time (kmod/cuckoo_platform.h says why):
@@ -67,10 +169,9 @@ build_refuses_rt() {
 # any socket of the namespace may join.  The sources, built in a copy
 # whose probe asks for a name no kernel defines, must build without a
 # warning and say so when loaded (the notice is compiled in only then).
-build_without_mcast_cap() {
-	local tmp out rc kdir
+build_without_mcast_cap() {	# KVER
+	local tmp out rc kdir=/lib/modules/$1/build
 
-	kdir=/lib/modules/$(scripts/kver.sh -q)/build
 	tmp=$(mktemp -d) || return 1
 	cp -r Kbuild kmod uapi "$tmp"
 	sed -i 's/^#ifdef GENL_MCAST_CAP_NET_ADMIN$/#ifdef NFCF_NO_SUCH_FLAG/' \
@@ -85,10 +186,11 @@ build_without_mcast_cap() {
 		printf '%s\n' "$out" | grep -E 'error|warning' | head -n 5 | sed 's/^/# /'
 	fi
 	rm -rf "$tmp"
-	if strings nf_cuckoo.ko 2>/dev/null | grep -q 'no events: this kernel cannot keep'; then
-		echo "not ok - the module built for $(scripts/kver.sh -q) has its events group"
+	if ! strings "build/ko/$1/nf_cuckoo.ko" | grep -q 'nf_cuckoo' ||
+		strings "build/ko/$1/nf_cuckoo.ko" | grep -q 'no events: this kernel cannot keep'; then
+		echo "not ok - the module built for $1 has its events group"
 	else
-		echo "ok - the module built for $(scripts/kver.sh -q) has its events group"
+		echo "ok - the module built for $1 has its events group"
 	fi
 }
 
@@ -97,73 +199,82 @@ bench_quick() {
 	make -s -C bench quick && echo "ok - bench-core runs in quick mode"
 }
 
-stage deps scripts/deps.sh
-stage uapi scripts/uapi-clash.sh
-stage unit make -s -C tests check
-stage bench-quick bench_quick
 no_612() {
 	echo "not ok - no Debian 12 6.12 headers (scripts/deps.sh installs them)"
 	return 1
 }
 
+stage deps scripts/deps.sh
+
 k61=$(scripts/kver.sh --debian)
 k612=$(scripts/kver.sh --newest 6.12) || k612=
-stage module-rt build_refuses_rt
-make -s module >/dev/null 2>&1
-stage module-no-mcast-cap build_without_mcast_cap
-stage lint scripts/lint.sh
-stage cfctl make -s -C tools/cfctl check
-[ -n "$k612" ] || stage module-6.12 no_612
-for k in $k61 $k612; do
-	stage "module@$k" build_module "$k"
-	# (a failed build may leave the other kernel's module behind)
-	[ -f nf_cuckoo.ko ] &&
-		[ "$(modinfo -F vermagic nf_cuckoo.ko | cut -d' ' -f1)" = "$k" ] ||
-		continue
-	stage "vm-smoke@$k" selftests/vm/vm.sh --kver "$k" --timeout 600 -- \
-		"$top/selftests/vm/smoke.sh" "$top/nf_cuckoo.ko"
-	# run_vm.sh builds for $KVER and boots the kernel it built for.
-	# The netlink fuzzer's 60 s go to the first kernel; 20 s on the second.
-	# fail2ban's and CrowdSec's tests (their clients, not the kernel)
-	# run with the first kernel only.
-	fuzz=${FUZZ_SECONDS:-60}
-	again=
-	if [ "$k" != "$k61" ]; then
-		fuzz=${FUZZ_SECONDS:-20}
-		again="NFC_TESTS=$(make -s --no-print-directory -C selftests list-again)"
-	fi
-	KVER=$k FUZZ_SECONDS=$fuzz stage "selftests@$k" \
-		selftests/run_vm.sh --timeout 2700 ${again:+-- --env "$again"}
-	# make install, DKMS and the Debian packages, each used in the VM.
-	# The build flags and the packages (built, installed, upgraded with
-	# DKMS building for both kernels' headers, purged) are the same for
-	# either kernel: once, with 6.1's VM; make install and DKMS for each.
-	if [ "$k" = "$k61" ]; then
-		stage "install@$k" scripts/test-install.sh "$k"
-	else
-		TEST_INSTALL_PARTS="1 2" stage "install@$k" scripts/test-install.sh "$k"
-	fi
-done
-stage "lifecycle@$k61" scripts/test-lifecycle.sh "$k61"
-# A filter saved under one kernel restores exactly under the other.
-[ -n "$k61" ] && [ -n "$k612" ] &&
-	stage images scripts/test-images.sh "$k61" "$k612"
-# The rest runs the module for what `make` picks.
-make -s module >/dev/null 2>&1
-if [ -f nf_cuckoo.ko ]; then
-	# nf_cuckoo against nftables and ipset, quick mode: that it works.
-	stage bench-nf-quick bench/nf/run.sh --quick
-	stage debug-kernel scripts/check-debug.sh --if-cached
-fi
+kernels="$k61 $k612"
 
-# Where the time went: a line a stage, and the whole.
-echo "### time: stage, status, seconds" | tee -a "$log"
-awk -v wall=$(($(date +%s) - t0)) '/^### [^ ]+: status [0-9]+, [0-9]+ s$/ {
+# What every stage after uses, built once, before any runs: cfctl and its
+# test programs, the C selftests.
+build_shared() {
+	make -s -C tools/cfctl cfctl cfctl_fake test_parse test_parse_asan &&
+		make -s -C selftests &&
+		echo "ok - cfctl, cfctl_fake, their tests and the C selftests build with -Werror"
+}
+stage build build_shared
+
+# The selftests of the first kernel run in two VMs side by side: what
+# differs by kernel (list-again, as on the other kernels) and the rest
+# (list-same: the clients, cfctl's own logic, the filter at scale).
+# The netlink fuzzer's 60 s go to the first kernel; 20 s on the others.
+selftests() {	# KVER LIST FUZZ
+	KVER=$1 FUZZ_SECONDS=${FUZZ_SECONDS:-$3} selftests/run_vm.sh --no-build \
+		--ko "build/ko/$1/nf_cuckoo.ko" --timeout 2700 -- --env \
+		"NFC_TESTS=$(make -s --no-print-directory -C selftests "$2")"
+}
+
+[ -n "$k612" ] || job module-6.12 - - no_612
+for k in $kernels; do
+	job "module@$k" tree - "build_module $k"
+done
+job "lifecycle@$k61" - "module@$k61" "scripts/test-lifecycle.sh $k61"
+job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 60"
+for k in $kernels; do
+	fuzz=20
+	[ "$k" = "$k61" ] && fuzz=60
+	job "selftests@$k" - "module@$k" "selftests $k list-again $fuzz"
+done
+# nf_cuckoo against nftables and ipset, quick mode: that it works.
+job bench-nf-quick tree "module@$k61" "bench/nf/run.sh --quick"
+# make install, DKMS and the Debian packages, each used in the VM.  The
+# build flags and the packages (built, installed on this machine, upgraded
+# with DKMS building for both kernels' headers, purged) are the same for
+# either kernel: once, with 6.1's VM; make install and DKMS for each.
+job "install@$k61" tree,host-dpkg "module@$k61" "scripts/test-install.sh $k61"
+job unit - - "make -s -C tests check"
+job cfctl - - "make -s -C tools/cfctl check"
+job lint tree - scripts/lint.sh
+for k in $kernels; do
+	[ "$k" = "$k61" ] && continue
+	job "install@$k" tree "module@$k" "TEST_INSTALL_PARTS='1 2' scripts/test-install.sh $k"
+done
+# A filter saved under one kernel restores exactly under the other.
+[ -n "$k612" ] && job images - "module@$k61,module@$k612" "scripts/test-images.sh $k61 $k612"
+for k in $kernels; do
+	job "vm-smoke@$k" - "module@$k" "selftests/vm/vm.sh --kver $k --timeout 600 -- $top/selftests/vm/smoke.sh $top/build/ko/$k/nf_cuckoo.ko"
+done
+job module-no-mcast-cap - "module@$k61" "build_without_mcast_cap $k61"
+job bench-quick - - bench_quick
+job uapi - - scripts/uapi-clash.sh
+job module-rt - - build_refuses_rt
+job debug-kernel - "selftests@$k61" "scripts/check-debug.sh --if-cached"
+run_jobs
+
+# Where the time went: a line a stage (from when to when it ran, in
+# seconds from the start), the sum of the stages, and the wall time.
+echo "### time: stage, status, seconds, from-to" | tee -a "$log"
+awk -v wall=$(($(date +%s) - t0)) -v jobs="$JOBS" '/^### [^ ]+: status [0-9]+, [0-9]+ s, at [0-9]+-[0-9]+ s$/ {
 	sub(":", "", $2); sub(",", "", $4)
-	printf "#   %-32s %3s %6d s\n", $2, $4, $5; t += $5
+	printf "#   %-36s %3s %6d s %11s\n", $2, $4, $5, $8; t += $5
 } END {
-	printf "#   %-32s %3s %6d s\n", "(between stages)", "", wall - t
-	printf "#   %-32s %3s %6d s (%.1f min)\n", "make check", "", wall, wall / 60
+	printf "#   %-36s %3s %6d s (stages, %d at a time)\n", "sum", "", t, jobs
+	printf "#   %-36s %3s %6d s (%.1f min)\n", "make check", "", wall, wall / 60
 }' "$log" | tee -a "$log"
 
 passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')

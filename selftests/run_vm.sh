@@ -9,7 +9,11 @@
 # (else for what `make` picks) and the VM boots the kernel it was built for
 # (its vermagic), unless a --kernel-dir is given to vm.sh.
 #
-#   run_vm.sh [--timeout SECONDS] [--no-build] [-- VM.SH OPTIONS...]
+#   run_vm.sh [--timeout SECONDS] [--no-build] [--ko FILE] [-- VM.SH OPTIONS...]
+#
+# --ko FILE tests that module (its vermagic picks the kernel) and builds
+# none: make check builds each kernel's once, into build/ko/KVER/, so that
+# stages of different kernels can run side by side.
 #
 # FUZZ_SECONDS, FUZZ_SEED and FUZZ_ARGS, when set, reach fuzz_genl.sh in
 # the VM (`make check FUZZ_SECONDS=600`); the timeouts grow with
@@ -22,10 +26,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 TIMEOUT=1800
 BUILD=1
+KO=$REPO/nf_cuckoo.ko
+MODBUILD=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-build) BUILD=0; shift ;;
+	--ko) KO=$(readlink -f "$2"); MODBUILD=0; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run_vm.sh: unknown argument $1" >&2; exit 2 ;;
@@ -33,9 +40,9 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$BUILD" = 1 ]; then
-	for what in "module:make -s -C $REPO module" \
-		    "cfctl:make -s -C $REPO/tools/cfctl" \
-		    "selftests:make -s -C $HERE"; do
+	builds=("cfctl:make -s -C $REPO/tools/cfctl" "selftests:make -s -C $HERE")
+	[ "$MODBUILD" = 1 ] && builds=("module:make -s -C $REPO module" "${builds[@]}")
+	for what in "${builds[@]}"; do
 		out=$(eval "${what#*:}" 2>&1) || {
 			echo "not ok - selftests: building ${what%%:*} failed"
 			printf '%s\n' "$out" | tail -30 | sed 's/^/# /'
@@ -43,9 +50,9 @@ if [ "$BUILD" = 1 ]; then
 		}
 	done
 fi
-[ -f "$REPO/nf_cuckoo.ko" ] || { echo "not ok - selftests: $REPO/nf_cuckoo.ko not built"; exit 1; }
-kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
-[ -n "$kver" ] || { echo "not ok - selftests: no vermagic in $REPO/nf_cuckoo.ko"; exit 1; }
+[ -f "$KO" ] || { echo "not ok - selftests: $KO not built"; exit 1; }
+kver=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+[ -n "$kver" ] || { echo "not ok - selftests: no vermagic in $KO"; exit 1; }
 case " $* " in
 *" --kernel-dir "*) KVERARG=() ;;
 *) KVERARG=(--kver "$kver") ;;
@@ -66,4 +73,4 @@ fi
 
 exec "$HERE/vm/vm.sh" --timeout "$TIMEOUT" --cwd "$REPO" "${KVERARG[@]}" \
 	${VMENV[@]+"${VMENV[@]}"} "$@" -- \
-	"$HERE/run_in_vm.sh" "$REPO/nf_cuckoo.ko"
+	"$HERE/run_in_vm.sh" "$KO"
