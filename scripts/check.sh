@@ -32,13 +32,15 @@ JOBS=${CHECK_JOBS:-2}
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: bad CHECK_JOBS=$JOBS" >&2; exit 2; }
 
 # Ends a stage: its output whole, then its status line (the time table
-# reads it), a failing TAP line if it failed without one of its own.
+# reads it), a failing TAP line if it failed without one of its own.  The
+# TAP lines of a stage of one kernel (NAME@KVER) name that kernel.
 stage_end() {	# NAME RC START END
-	local name=$1 rc=$2 start=$3 end=$4 out=$sdir/$1.log
+	local name=$1 rc=$2 start=$3 end=$4 out=$sdir/$1.log tag=
 
+	[[ $name == *@* ]] && tag="[${name#*@}] "
 	{
 		echo "### $name"
-		cat "$out"
+		sed -E "s/^((not )?ok( [0-9]+)? - )/\1$tag/" "$out"
 		if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$out"; then
 			echo "not ok - $name exited with status $rc"
 		fi
