@@ -45,6 +45,10 @@
 # kernel, such as check before its deps are installed.)
 KVER ?= $(eval KVER := $$(shell scripts/kver.sh))$(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
+# The Debian 13 build root to build in, when the host cannot (asked only
+# when needed, and only for a Debian 13 release).
+BUILDROOT = $(if $(wildcard $(KDIR)/Makefile),,$(if $(findstring +deb13-,$(KVER)),$(shell scripts/buildroot.sh --print-dir $(KVER) 2>/dev/null)))
+IN_BUILDROOT = $(if $(BUILDROOT),scripts/buildroot.sh --run $(KVER) --)
 
 .PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook bench-prefix deps clean
 
@@ -80,12 +84,13 @@ DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	systemctl daemon-reload; fi
 
 module: have-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(IN_BUILDROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 have-kdir:
-	@[ -d "$(KDIR)" ] || { \
+	@[ -d "$(KDIR)" ] || [ -n "$(BUILDROOT)" ] || { \
 		echo "nf_cuckoo: no kernel headers for $(KVER) in $(KDIR):" \
-		     "install linux-headers-$(KVER) (or pick a kernel: make KVER=...)" >&2; \
+		     "install linux-headers-$(KVER) (or pick a kernel: make KVER=...;" \
+		     "Debian 13's are built in a build root: scripts/buildroot.sh $(KVER))" >&2; \
 		exit 1; }
 
 # depmod runs on the system's tree, or on DESTDIR's when it is a whole
@@ -160,7 +165,8 @@ bench: bench-core
 	$(MAKE) bench-nf
 
 clean:
-	-kdir=$(KDIR); [ -d "$$kdir" ] && $(MAKE) -C "$$kdir" M=$(CURDIR) clean
+	-kdir=$(KDIR); [ -d "$$kdir" ] || [ -n "$(BUILDROOT)" ] && \
+		$(IN_BUILDROOT) $(MAKE) -C "$$kdir" M=$(CURDIR) clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C tools/cfctl clean

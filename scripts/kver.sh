@@ -11,7 +11,16 @@
 #   kver.sh --newest SERIES  the newest Debian 12 release of SERIES (e.g.
 #                            6.12) whose headers are installed
 #   kver.sh --available SERIES  the newest one apt knows of
+#   kver.sh --pinned7        the 7.x release the module is also built and
+#                            tested for: Debian 13's (trixie-backports),
+#                            built in a Debian 13 build root
+#                            (scripts/buildroot.sh) and booted in the VM;
+#                            its Debian version is whatever
+#                            scripts/apt-trixie.sh finds for its headers
 set -eu
+
+# Bumping the 7.x kernel is this one line.
+PINNED7=7.3.4+deb13-amd64
 
 debian() {
 	dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) || {
@@ -31,6 +40,8 @@ case ${1:-} in
 	for d in /lib/modules/"${2:?--newest needs a series}".*+deb12-amd64/build; do
 		[ -d "$d" ] && basename "$(dirname "$d")"
 	done | sort -V | tail -n1 | grep . ;;
+--pinned7)
+	echo "$PINNED7" ;;
 --available)
 	apt-cache search --names-only \
 		"^linux-headers-${2:?--available needs a series}\.[0-9]+\+deb12-amd64\$" |

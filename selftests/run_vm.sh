@@ -6,8 +6,11 @@
 # kernel with selftests/vm/vm.sh (the host's root shared read-only), runs
 # selftests/run_in_vm.sh there, and passes its TAP lines and exit status
 # back.  `make check` calls it.  The module is built for $KVER when set
-# (else for what `make` picks) and the VM boots the kernel it was built for
-# (its vermagic), unless a --kernel-dir is given to vm.sh.
+# (else for what `make` picks; a Debian 13 release such as
+# KVER=7.3.4+deb13-amd64 in the build root of scripts/buildroot.sh, which
+# the Makefile picks by itself) and the VM boots the kernel it was built
+# for (its vermagic, fetched by vm/prepare.sh), unless a --kernel-dir is
+# given to vm.sh.
 #
 #   run_vm.sh [--timeout SECONDS] [--no-build] [--ko FILE] [-- VM.SH OPTIONS...]
 #

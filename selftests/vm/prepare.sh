@@ -8,12 +8,26 @@
 #   build/vm/kernel-<kver>/lib/modules/<kver>/     its modules, depmod'ed
 #   build/vm/initramfs-<kver>[-<hash>].cpio        busybox + 9p/virtio + init
 #
-# The kernel is linux-image-<kver>-unsigned, <kver> the release the module
-# is built for (--kver, by default what `make` picks: scripts/kver.sh), at
-# exactly the version of its installed linux-headers-<kver>, so that
-# modules built on the host against /lib/modules/<kver>/build load in the
-# VM.  It is fetched with `apt-get download` and unpacked with `dpkg -x`,
-# never installed.  Its modules may come compressed (6.12: .ko.xz) and
+# The kernel is Debian's image of <kver>, the release the module is built
+# for (--kver, by default what `make` picks: scripts/kver.sh), at exactly
+# the version of its linux-headers-<kver>, so that modules built against
+# those headers load in the VM.  It is fetched with `apt-get download` and
+# unpacked with `dpkg -x`, never installed:
+#
+#   Debian 12's 6.1 and 6.12: linux-image-<kver>-unsigned (boot/vmlinuz-*,
+#   lib/modules/), at the version of the headers installed on the host,
+#   from the host's apt;
+#   Debian 13's (<kver> ending +deb13-amd64, such as the pinned 7.x of
+#   scripts/kver.sh --pinned7): from 6.19 on split into
+#   linux-binary-unsigned-<kver> (else the signed linux-binary-<kver>),
+#   linux-modules-<kver> and linux-base-<kver>, everything under
+#   usr/lib/modules/<kver>/ (vmlinuz.unsigned or vmlinuz there), at the
+#   version of the headers in the Debian 13 build root the module is built
+#   in (scripts/buildroot.sh --version), through scripts/apt-trixie.sh's
+#   apt configuration of its own; an older Debian 13 kernel, still in one
+#   linux-image-<kver>-unsigned, the same way.
+#
+# Its modules may come compressed (6.12 and 7.x: .ko.xz; .ko.zst too) and
 # virtio may be built in: both are handled.
 #
 # Usage: prepare.sh [--kver KVER] [--kernel-dir DIR] [--print-env] [--quiet]
@@ -101,12 +115,20 @@ flock 9
 
 # The kernel release the module is built for (e.g. 6.1.0-56-amd64) and the
 # Debian version (e.g. 6.1.192-2) of its installed headers, the image's
-# version too; without headers, the newest image apt knows of.
+# version too; without headers, the newest image apt knows of.  Debian
+# 13's come from apt-trixie.sh at the version of the build root's headers.
+APT13=
 headers_kver() {
 	[ -n "$KVER" ] || KVER=$("$REPO/scripts/kver.sh" -q) ||
 		die "which kernel? (scripts/kver.sh failed)"
 	DEBVER=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" \
 		2>/dev/null) || DEBVER=
+	if [ -z "$DEBVER" ] && [[ $KVER == *+deb13-* ]]; then
+		APT13=$REPO/scripts/apt-trixie.sh
+		DEBVER=$("$REPO/scripts/buildroot.sh" --version "$KVER") ||
+			die "Debian 13 has no linux-headers-$KVER"
+		return 0
+	fi
 	if [ -z "$DEBVER" ]; then
 		DEBVER=$(apt-cache policy "linux-image-$KVER-unsigned" 2>/dev/null |
 			sed -n 's/^ *Candidate: *//p')
@@ -142,45 +164,90 @@ decompress_modules() {
 	[ "$n" = 0 ] || log "decompressed $n modules in $dir"
 }
 
+# apt-get and apt-cache: the host's, or Debian 13's (scripts/apt-trixie.sh).
+apt_() {
+	if [ -n "$APT13" ]; then
+		"$APT13" "$@"
+	elif [ "$1" = update ]; then
+		apt_update_once
+	else
+		"$@"
+	fi
+}
+
 apt_download() {
-	(cd "$1" && apt-get download -qq -o APT::Sandbox::User=root "$2" >&2)
+	local dir=$1
+	shift
+	(cd "$dir" && apt_ apt-get download -qq -o APT::Sandbox::User=root "$@" >&2)
+}
+
+# The packages that hold KVER's image at DEBVER, on one line: from 6.19 on
+# Debian splits it (the unsigned binary, else the signed one; the modules;
+# the base files), before it is linux-image-KVER-unsigned alone.
+image_pkgs() {
+	local bin
+
+	for bin in "linux-binary-unsigned-$KVER" "linux-binary-$KVER"; do
+		if apt_ apt-cache show -q=2 "$bin=$DEBVER" >/dev/null 2>&1; then
+			echo "$bin linux-modules-$KVER linux-base-$KVER"
+			return 0
+		fi
+	done
+	echo "linux-image-$KVER-unsigned"
 }
 
 fetch_debian_kernel() {
-	local pkg dst tmp deb
+	local pkgs=() want=() dst tmp deb stamp src v
 
 	headers_kver
-	pkg=linux-image-$KVER-unsigned
+	read -r -a pkgs <<<"$(image_pkgs)"
+	want=("${pkgs[@]/%/=$DEBVER}")
+	stamp=${want[*]}
 	dst=$VMDIR/kernel-$KVER
 	KDIR=$dst
-	if [ -f "$dst/.stamp" ] && [ "$(cat "$dst/.stamp")" = "$pkg=$DEBVER" ]
+	if [ -f "$dst/.stamp" ] && [ "$(cat "$dst/.stamp")" = "$stamp" ]
 	then
 		return 0
 	fi
 
-	log "fetching $pkg=$DEBVER"
+	log "fetching $stamp"
 	tmp=$VMDIR/.dl.$$
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	# apt-get download would write into the cwd as the _apt sandbox user,
 	# and only warn when it cannot: download as root straight away.
-	if ! apt_download "$tmp" "$pkg=$DEBVER"; then
-		apt_update_once
-		apt_download "$tmp" "$pkg=$DEBVER" ||
-			die "cannot download $pkg=$DEBVER"
+	if ! apt_download "$tmp" "${want[@]}"; then
+		apt_ update
+		apt_download "$tmp" "${want[@]}" || die "cannot download $stamp"
 	fi
-	deb=$(ls "$tmp"/*.deb)
-	log "unpacking $(basename "$deb")"
-	dpkg -x "$deb" "$tmp/x"
-	[ -f "$tmp/x/boot/vmlinuz-$KVER" ] || die "no vmlinuz-$KVER in $deb"
-	[ -d "$tmp/x/lib/modules/$KVER" ] || die "no lib/modules/$KVER in $deb"
+	for deb in "$tmp"/*.deb; do
+		log "unpacking $(basename "$deb")"
+		dpkg -x "$deb" "$tmp/x"
+	done
 
 	rm -rf "$dst"
 	mkdir -p "$dst/lib/modules"
-	mv "$tmp/x/boot/vmlinuz-$KVER" "$dst/vmlinuz"
-	mv "$tmp/x/boot/config-$KVER" "$dst/config"
-	mv "$tmp/x/boot/System.map-$KVER" "$dst/System.map"
-	mv "$tmp/x/lib/modules/$KVER" "$dst/lib/modules/$KVER"
+	if [ ${#pkgs[@]} = 1 ]; then
+		[ -f "$tmp/x/boot/vmlinuz-$KVER" ] || die "no vmlinuz-$KVER in $stamp"
+		[ -d "$tmp/x/lib/modules/$KVER" ] || die "no lib/modules/$KVER in $stamp"
+		mv "$tmp/x/boot/vmlinuz-$KVER" "$dst/vmlinuz"
+		mv "$tmp/x/boot/config-$KVER" "$dst/config"
+		mv "$tmp/x/boot/System.map-$KVER" "$dst/System.map"
+		mv "$tmp/x/lib/modules/$KVER" "$dst/lib/modules/$KVER"
+	else
+		# Everything is in usr/lib/modules/KVER/; the image is named
+		# after its signing.
+		src=$tmp/x/usr/lib/modules/$KVER
+		[ -d "$src/kernel" ] || die "no usr/lib/modules/$KVER/kernel in $stamp"
+		for v in vmlinuz.unsigned vmlinuz vmlinuz.efi.signed ''; do
+			[ -n "$v" ] || die "no vmlinuz in usr/lib/modules/$KVER of $stamp"
+			[ -f "$src/$v" ] && break
+		done
+		mv "$src/$v" "$dst/vmlinuz"
+		cp "$src/config" "$dst/config"
+		cp "$src/System.map" "$dst/System.map"
+		mv "$src" "$dst/lib/modules/$KVER"
+	fi
 	rm -rf "$tmp"
 
 	# Debian 6.1 ships uncompressed modules; later ones may not.  The
@@ -190,7 +257,7 @@ fetch_debian_kernel() {
 	decompress_modules "$dst/lib/modules/$KVER"
 	log "depmod -b $dst $KVER"
 	depmod -b "$dst" "$KVER"
-	echo "$pkg=$DEBVER" >"$dst/.stamp"
+	echo "$stamp" >"$dst/.stamp"
 }
 
 if [ -z "$KDIR" ]; then
