@@ -27,7 +27,8 @@
 #                                   host.
 #
 # The recipe: mmdebstrap's essential variant plus gcc-14, make, binutils,
-# pahole (dwarves), libelf-dev, libssl-dev, bc, kmod and
+# pahole (dwarves), libelf-dev, libssl-dev, bc, kmod, dkms (for the install
+# test's DKMS part) and
 # linux-headers-KVER with what it depends on (-common, linux-kbuild,
 # linux-base-KVER), from trixie and trixie-backports; no recommends,
 # no documentation, manual pages or translations.
@@ -40,7 +41,7 @@ TOP=${NFC_BUILDROOT_DIR:-$REPO/build/buildroot}
 usage() { sed -n '2,/^set/{/^set/d;s/^# \{0,1\}//p;}' "$0" >&2; exit 2; }
 die() { echo "buildroot.sh: $*" >&2; exit 1; }
 
-PKGS=(gcc-14 make binutils dwarves libelf-dev libssl-dev bc kmod)
+PKGS=(gcc-14 make binutils dwarves libelf-dev libssl-dev bc kmod dkms)
 DPKGOPTS=(
 	'path-exclude=/usr/share/doc/*'
 	'path-exclude=/usr/share/man/*'

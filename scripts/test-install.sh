@@ -14,7 +14,8 @@
 #  2. DKMS: dkms add and build in private trees under build/ (dkms.conf
 #     with its version filled in, as README.md says), the module DKMS built
 #     passes the smoke test in the VM of that kernel, and a kernel older
-#     than 6.1 is skipped.
+#     than 6.1 is skipped.  For a Debian 13 kernel, Debian 13's DKMS does
+#     this in the build root (scripts/buildroot.sh).
 #  3. The Debian packages: dpkg-buildpackage builds the source and
 #     nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec; lintian finds no error
 #     nor warning (source included) and no hardening tag; the packages'
@@ -196,11 +197,18 @@ rm -rf "$dk"
 mkdir -p "$dk/src/nf-cuckoo-$VERSION" "$dk/tree" "$dk/install"
 cp -r Kbuild kmod uapi "$dk/src/nf-cuckoo-$VERSION/"
 sed "s/#MODULE_VERSION#/$VERSION/" dkms.conf >"$dk/src/nf-cuckoo-$VERSION/dkms.conf"
+# A kernel whose headers this host cannot build for (Debian 13's) gets
+# the DKMS of its Debian release, in the build root (scripts/buildroot.sh);
+# there the kernel's source must be named (trixie's DKMS looks for it
+# under --installtree otherwise).
+inroot=()
+[ -d "/lib/modules/$KVER/build" ] ||
+	inroot=(scripts/buildroot.sh --run "$KVER" --)
 dkms_() {
-	dkms --dkmstree "$dk/tree" --sourcetree "$dk/src" \
+	${inroot[@]+"${inroot[@]}"} dkms --dkmstree "$dk/tree" --sourcetree "$dk/src" \
 		--installtree "$dk/install" "$@" -m nf-cuckoo -v "$VERSION"
 }
-out=$( (dkms_ add && dkms_ build -k "$KVER") 2>&1)
+out=$( (dkms_ add && dkms_ build -k "$KVER" --kernelsourcedir "/lib/modules/$KVER/build") 2>&1)
 ko=$(find "$dk/tree/nf-cuckoo/$VERSION/$KVER" -name 'nf_cuckoo.ko*' | head -n1)
 [ -n "$ko" ]
 point $? "dkms build for $KVER" "$out"
