@@ -110,7 +110,13 @@ def find(what):
 
 
 def chaos(seconds):
+    # Each of the three is killed at least once: on a busy host fewer
+    # batches run in the time, and cfctl, alive a moment a batch, can be
+    # missed; then the kills go on, for up to twice as long again, with
+    # the ones not killed yet first.
     end = time.monotonic() + seconds
+    last = end + 2 * seconds
+    stop = threading.Event()
     rnd = random.Random()
     count = {"add": 0, "del": 0, "cscli failed": 0}
     kills = {"cfctl": 0, "adapter": 0, "bouncer": 0, "missed": 0}
@@ -125,7 +131,7 @@ def chaos(seconds):
     def decide():
         held = []
         n = 0
-        while time.monotonic() < end:
+        while not stop.is_set():
             if held and rnd.random() < 0.35:
                 v = held.pop(rnd.randrange(len(held)))
                 if cscli("delete", "--ip", v):
@@ -140,9 +146,16 @@ def chaos(seconds):
 
     t = threading.Thread(target=decide)
     t.start()
-    while time.monotonic() < end:
+    while True:
+        now = time.monotonic()
+        unkilled = [w for w in ("cfctl", "adapter", "bouncer") if not kills[w]]
+        if now >= last or (now >= end and not unkilled):
+            break
         time.sleep(rnd.uniform(2, 6))
-        what = rnd.choice(("cfctl", "adapter", "bouncer"))
+        if time.monotonic() >= end and unkilled:
+            what = rnd.choice(unkilled)
+        else:
+            what = rnd.choice(("cfctl", "adapter", "bouncer"))
         # Wait for one to be there (cfctl runs a moment a batch).
         give_up = time.monotonic() + 4
         pid = None
@@ -158,6 +171,7 @@ def chaos(seconds):
             kills[what] += 1
         except ProcessLookupError:
             kills["missed"] += 1
+    stop.set()
     t.join()
     print("decisions: %d added, %d deleted, %d cscli runs failed; killed: "
           "%d cfctl, %d adapters, %d bouncers (%d found none)" % (

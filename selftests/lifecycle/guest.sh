@@ -324,8 +324,9 @@ for i in range(299): print("24h,ip,10.66.%d.%d" % (i >> 8, i & 255))
 		systemctl is-active -q crowdsec-custom-bouncer
 }
 
-# Decisions made for SECONDS while cfctl, the adapter and the bouncer are
-# killed at random moments; then, with none killed, everything agrees.
+# Decisions made for SECONDS (up to 3x, until each of the three has been
+# killed once) while cfctl, the adapter and the bouncer are killed at
+# random moments; then, with none killed, everything agrees.
 cs_chaos() {
 	local out rc
 
