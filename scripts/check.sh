@@ -190,7 +190,7 @@ build_without_mcast_cap() {	# KVER
 		printf '%s\n' "$out" | grep -E 'error|warning' | head -n 5 | sed 's/^/# /'
 	fi
 	rm -rf "$tmp"
-	if ! strings "build/ko/$1/nf_cuckoo.ko" | grep -q 'nf_cuckoo' ||
+	if [ ! -f "build/ko/$1/nf_cuckoo.ko" ] ||
 		strings "build/ko/$1/nf_cuckoo.ko" | grep -q 'no events: this kernel cannot keep'; then
 		echo "not ok - the module built for $1 has its events group"
 	else
@@ -225,10 +225,8 @@ build_shared() {
 }
 stage build build_shared
 
-# The selftests of the first kernel run in two VMs side by side: what
-# differs by kernel (list-again, as on the other kernels) and the rest
-# (list-same: the clients, cfctl's own logic, the filter at scale).
-# The netlink fuzzer's 60 s go to the first kernel; 20 s on the others.
+# One kernel's selftests of `make -C selftests LIST` in a VM, the netlink
+# fuzzer given FUZZ seconds (unless FUZZ_SECONDS says).
 selftests() {	# KVER LIST FUZZ
 	KVER=$1 FUZZ_SECONDS=${FUZZ_SECONDS:-$3} selftests/run_vm.sh --no-build \
 		--ko "build/ko/$1/nf_cuckoo.ko" --timeout 2700 -- --env \
@@ -237,10 +235,11 @@ selftests() {	# KVER LIST FUZZ
 
 # In the order of the queue: the long stages first, so that the two
 # lanes end together.  6.1 (Debian 12's own) runs the whole suite, in
-# two VMs; the others the packet path and the netlink family's
-# strictness (list-packet): under emulation on 2 cores the suite cannot
-# run whole on three kernels within make check's 45 minutes.  The netlink
-# fuzzer's 60 s go to the first kernel, 20 s to the others.
+# two VMs side by side (list-again and list-same); the others the packet
+# path and the netlink family's strictness (list-packet): under emulation
+# on 2 cores the suite cannot run whole on three kernels within make
+# check's 45 minutes.  The netlink fuzzer's 60 s go to the first kernel,
+# 20 s to the others.
 [ -n "$k612" ] || job module-6.12 - - no_612
 job "module@$k61" tree - "build_module $k61"
 # Its boots' limits (300 s each, the upgrade's 3x) were set with the
