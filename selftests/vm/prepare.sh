@@ -470,8 +470,8 @@ build_initramfs() {
 		tr '\n' ' ')"
 
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
-		cpio -o -H newc --quiet -R 0:0) >"$INITRD.tmp.$$"
-	mv "$INITRD.tmp.$$" "$INITRD"
+		cpio -o -H newc --quiet -R 0:0) >"$INITRD.tmp"
+	mv "$INITRD.tmp" "$INITRD"
 	rm -rf "$stage"
 }
 
