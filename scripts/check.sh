@@ -12,14 +12,15 @@
 # build root: what differs by kernel).
 #
 # After the dependencies, the stages run CHECK_JOBS at a time (default 2,
-# the cores this project's machines have).  A QEMU under emulation alone
-# keeps 1.1-1.4 cores busy; two side by side keep both busy but each runs
-# about twice as slowly (doc/testing.md), so the gain is small: what
-# makes check fit is less work, not more lanes.  A stage starts when
-# the stages it needs have passed and no running stage holds a resource
-# it takes ("tree": it builds in the repository; "host-dpkg": it installs
-# packages on this machine).  Each stage's output is printed whole when it
-# ends, so the TAP of one stage is never interleaved with another's.
+# the cores this project's machines have).  A VM gets one CPU
+# (NFC_VM_SMP=1) unless its tests race on two: two guests of two CPUs
+# each under emulation on 2 cores run 2.3 times as slowly as two of one
+# (doc/testing.md), so a VM of two CPUs takes the resource "vcpu2" and
+# runs beside VMs of one only.  A stage starts when the stages it needs
+# have passed and no running stage holds a resource it takes ("tree": it
+# builds in the repository; "host-dpkg": it installs packages on this
+# machine; "vcpu2").  Each stage's output is printed whole when it ends,
+# so the TAP of one stage is never interleaved with another's.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
@@ -31,6 +32,7 @@ rm -rf "$sdir"
 mkdir -p "$sdir"
 t0=$(date +%s)
 JOBS=${CHECK_JOBS:-2}
+export NFC_VM_SMP=${NFC_VM_SMP:-1}
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: bad CHECK_JOBS=$JOBS" >&2; exit 2; }
 
 # Ends a stage: its output whole, then its status line (the time table
@@ -225,10 +227,10 @@ build_shared() {
 }
 stage build build_shared
 
-# One kernel's selftests of `make -C selftests LIST` in a VM, the netlink
-# fuzzer given FUZZ seconds (unless FUZZ_SECONDS says).
-selftests() {	# KVER LIST FUZZ
-	KVER=$1 FUZZ_SECONDS=${FUZZ_SECONDS:-$3} selftests/run_vm.sh --no-build \
+# One kernel's selftests of `make -C selftests LIST` in a VM of CPUS
+# CPUs, the netlink fuzzer given FUZZ seconds (unless FUZZ_SECONDS says).
+selftests() {	# KVER LIST FUZZ CPUS
+	NFC_VM_SMP=$4 KVER=$1 FUZZ_SECONDS=${FUZZ_SECONDS:-$3} selftests/run_vm.sh --no-build \
 		--ko "build/ko/$1/nf_cuckoo.ko" --timeout 2700 -- --env \
 		"NFC_TESTS=$(make -s --no-print-directory -C selftests "$2")"
 }
@@ -243,17 +245,19 @@ selftests() {	# KVER LIST FUZZ
 [ -n "$k612" ] || job module-6.12 - - no_612
 job "module@$k61" tree - "build_module $k61"
 # Its boots' limits (300 s each, the upgrade's 3x) were set with the
-# VM alone; beside another VM a boot took 1.4-2.9 times as long.
+# VM alone; beside another VM a boot took 1.4-2.9 times as long (with
+# two CPUs each).
 job "lifecycle@$k61" - "module@$k61" \
 	"NFC_LC_TIMEOUT=\${NFC_LC_TIMEOUT:-$((300 * JOBS))} scripts/test-lifecycle.sh $k61"
 for k in $k612 $k7; do
 	job "module@$k" tree - "build_module $k"
 done
-job "selftests@$k61" - "module@$k61" "selftests $k61 list-again 60"
-job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 60"
-for k in $k7 $k612; do
-	job "selftests@$k" - "module@$k" "selftests $k list-packet 20"
-done
+# The races (rmmod under traffic, parallel writers, RCU readers against
+# flushes) run on two CPUs: on the first kernel and on the newest.
+job "selftests@$k61" vcpu2 "module@$k61" "selftests $k61 list-again 60 2"
+job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 60 1"
+job "selftests@$k7" vcpu2 "module@$k7" "selftests $k7 list-packet 20 2"
+[ -n "$k612" ] && job "selftests@$k612" - "module@$k612" "selftests $k612 list-packet 20 1"
 job unit - - "make -s -C tests check"
 # make install, DKMS and the Debian packages, each used in the VM.  The
 # build flags and the packages (built, installed on this machine, upgraded

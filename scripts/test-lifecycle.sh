@@ -334,7 +334,7 @@ boot() {
 	: >"$con"
 	: >"$tap"
 	t0=$(now)
-	qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 \
+	qemu-system-x86_64 -accel tcg -cpu max -smp "${NFC_VM_SMP:-2}" -m 2048 \
 		-nodefaults -no-user-config -no-reboot \
 		-display none -vga none -monitor none \
 		-serial "file:$con" -serial "file:$tap" \

@@ -7,7 +7,7 @@
 # Usage: vm.sh [OPTIONS] -- COMMAND [ARGS...]
 #   --timeout SECONDS  kill the VM after this long, boot included (600)
 #   --mem MB           guest memory (2048)
-#   --smp N            guest CPUs (2)
+#   --smp N            guest CPUs (NFC_VM_SMP, else 2)
 #   --kver KVER        boot Debian's kernel KVER (default: the one `make`
 #                      builds for, scripts/kver.sh), fetched by prepare.sh
 #   --kernel-dir DIR   boot DIR/vmlinuz with modules DIR/lib/modules/<ver>/
@@ -45,7 +45,7 @@ HERE=$(dirname "$SELF")
 
 TIMEOUT=600
 MEM=2048
-SMP=2
+SMP=${NFC_VM_SMP:-2}
 KDIR=
 KVER=
 DMESG=0
