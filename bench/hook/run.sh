@@ -13,7 +13,7 @@
 # bench-nf`): 100k and 1M flows, IPv4 and IPv6, 10 rounds of 524288
 # packets a contender, in 2 splits (in_vm.sh says why); build/bench/hook.jsonl.
 # --quick (`make check`, through bench/nf/run.sh --quick): 20k flows,
-# 2 rounds of 32768 packets, one split;
+# 1 round of 16384 packets, one split;
 # build/bench/hook-quick.jsonl, and TAP lines "ok - bench-hook: ..."
 # saying that every contender ran with the right verdicts (not that
 # targets are met).  --ab COMMIT: nf_cuckoo alone, IPv4, against the
@@ -45,7 +45,7 @@ CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) QUICK=1; FLOWS=20000; REPS=2; PACKETS=32768; SPLITS=1; shift ;;
+	--quick) QUICK=1; FLOWS=20000; REPS=1; PACKETS=16384; SPLITS=1; shift ;;
 	--flows) FLOWS=$2; shift 2 ;;
 	--families) FAMILIES=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;

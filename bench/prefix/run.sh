@@ -16,7 +16,7 @@
 # lens24 (10,000 prefixes of 1 to 24 lengths: the cost against the number
 # of lengths), 5 rounds of 262144 packets; build/bench/prefix.jsonl.
 # --quick (`make check`, through bench/nf/run.sh --quick): the drop case,
-# 2 rounds of 65536 packets, nf_cuckoo f = 12 plain and semi-sorted
+# 1 round of 16384 packets, nf_cuckoo f = 12 plain and semi-sorted
 # against hash:net and nft; build/bench/prefix-quick.jsonl, and TAP lines
 # "ok - bench-prefix: ..." saying that each contender loaded the list and
 # dropped what it should (not that targets are met).  --cases or
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--quick)
 		# f = 16's probes are f = 12's with other constants: the quick
 		# run checks the verdicts of the two kinds of probe
-		QUICK=1 CASES=drop REPS=2 PACKETS=65536 LOAD_MAX=300
+		QUICK=1 CASES=drop REPS=1 PACKETS=16384 LOAD_MAX=300
 		CONTENDERS=${CONTENDERS:-cuckoo-f12 cuckoo-ss12 ipset nft}
 		shift ;;
 	--cases) CASES=$2; PARTIAL=1; shift 2 ;;
