@@ -12,10 +12,16 @@
  * kernel discards if cfctl dies before LOAD_END; so does compact, whose
  * table is made in this process (as build makes one) and loaded.  Only a
  * cfctl killed between LOAD_END and the destroy leaves a temporary filter
- * behind: save skips those, and says so.
+ * behind: save skips those, and says so, and the next replacement in
+ * the namespace (restore -replace, compact: what the CrowdSec adapter
+ * and fail2ban's action run) destroys them.  A temporary name holds the
+ * PID namespace of the cfctl that made it, so that only a cfctl that
+ * sees that PID, and sees it gone, destroys it: a live one's, even in a
+ * container sharing the network namespace, is never touched.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,10 +34,65 @@ bool is_tmp_name(const char *name)
 	return !strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX));
 }
 
+/* The inode of this process's PID namespace; 0 if /proc cannot say. */
+static unsigned long pid_ns(void)
+{
+	static unsigned long ino;
+	char link[64];
+	ssize_t len;
+
+	if (ino)
+		return ino;
+	len = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	if (len <= 0)
+		return 0;
+	link[len] = '\0';
+	if (sscanf(link, "pid:[%lu]", &ino) != 1)
+		ino = 0;
+	return ino;
+}
+
+/*
+ * TMP_PREFIX, then the PID namespace's inode, the PID and n in hex: at
+ * most 7 + 8 + 1 + 6 + 1 + 8 = 31 characters (pid_max is at most 2^22),
+ * never cut short.
+ */
 void tmp_name(char name[NF_CUCKOO_NAME_MAXLEN], unsigned int n)
 {
-	snprintf(name, NF_CUCKOO_NAME_MAXLEN, TMP_PREFIX "%ld-%u",
-		 (long)getpid(), n);
+	snprintf(name, NF_CUCKOO_NAME_MAXLEN, TMP_PREFIX "%lx-%lx-%x",
+		 pid_ns() & 0xffffffffUL, (unsigned long)getpid(), n);
+}
+
+/* Whether name is a temporary filter of a cfctl of this PID namespace
+ * that no longer runs. */
+static bool tmp_orphaned(const char *name)
+{
+	unsigned long ns, pid;
+	unsigned int n;
+	int end = 0;
+
+	if (!is_tmp_name(name) ||
+	    sscanf(name + strlen(TMP_PREFIX), "%lx-%lx-%x%n", &ns, &pid, &n,
+		   &end) != 3 || name[strlen(TMP_PREFIX) + end] != '\0')
+		return false;
+	if (!pid_ns() || ns != (pid_ns() & 0xffffffffUL) || !pid ||
+	    pid == (unsigned long)getpid() || pid > INT32_MAX)
+		return false;
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+void tmp_sweep(struct cfnl *nl)
+{
+	struct filter_info *fi = NULL;
+	size_t n = 0, i;
+
+	if (info_dump(nl, &fi, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (tmp_orphaned(fi[i].name) && !destroy_quietly(nl, fi[i].name))
+			warnmsg("destroyed %s, the temporary filter of a cfctl that was killed",
+				fi[i].name);
+	free(fi);
 }
 
 void spec_from_info(const struct filter_info *fi, struct filter_spec *fs)
@@ -254,6 +315,7 @@ int cmd_compact(int argc, char **argv)
 		save_img_free(img);
 		return EXIT_FAIL;
 	}
+	tmp_sweep(&nl);
 	tmp_name(tmp, 0);
 	r = save_img_load(&nl, img, tmp);
 	save_img_free(img);

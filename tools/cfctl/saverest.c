@@ -1079,6 +1079,8 @@ static int r_line(struct rctx *r, char *line, uint32_t lineno)
 			return -1;
 		}
 		r->nl_open = true;
+		if (opts.replace)
+			tmp_sweep(r->nl);
 	}
 	r->lines++;
 	if (r->loading && (strcmp(w[0], "load") || n < 2 ||

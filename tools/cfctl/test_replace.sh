@@ -43,7 +43,7 @@ no_tmp() {
 }
 
 echo "TAP version 13"
-echo "1..$((53 - 4 * real))"
+echo "1..$((56 - 3 * real))"
 
 # ---- swap ----
 cf create sa family ip key src capacity 1000 fingerprint 32 hook input
@@ -127,15 +127,14 @@ if [ "$real" = 1 ]; then
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		"$CFCTL" -q test -f "$dir/kept" g >/dev/null 2>&1 || lost="$lost $i"
-		for f in $("$CFCTL" list -n | grep '^\.cfctl-'); do
-			left=$((left + 1))
-			"$CFCTL" destroy "$f"
-		done
+		left=$((left + $("$CFCTL" list -n | grep -c '^\.cfctl-')))
 	done
-	out="rounds where g lost entries:${lost:- none}; temporary filters left: $left"
+	out="rounds where g lost entries:${lost:- none}; temporary filters seen after the kills: $left"
 	rc=-
 	[ -z "$lost" ]
-	result $? "compact killed at random moments of its $ms ms (5 times): g always holds every entry ($left temporary left)"
+	result $? "compact killed at random moments of its $ms ms (5 times): g always holds every entry ($left temporary seen after a kill)"
+	cf compact -f "$dir/kept" g
+	no_tmp "... and the next compact destroys the temporary filters the kills left"
 fi
 cf destroy g
 
@@ -228,6 +227,42 @@ t "a save of a filter named like cfctl's temporary ones skips it" 0 \
 ! grep -q '^create \.cfctl' "$dir/t"
 result $? "... it is not in the file"
 cf destroy .cfctl-1-0
+
+# A temporary filter whose cfctl is gone (killed after LOAD_END) is
+# destroyed by the next replacement; one of a live cfctl, of another PID
+# namespace or named as cfctl did before they held the PID namespace is
+# left alone.
+ns=$(readlink /proc/self/ns/pid | tr -dc 0-9)
+ns=$(printf %x "$ns")
+true &
+dead=$!
+wait "$dead"
+sleep 600 &
+live=$!
+orphan=.cfctl-$ns-$(printf %x "$dead")-0
+kept=".cfctl-$ns-$(printf %x "$live")-0 .cfctl-$(printf %x $((0x$ns ^ 1)))-$(printf %x "$dead")-0 .cfctl-$dead-0"
+for f in $orphan $kept; do
+	"$CFCTL" create "$f" family ip capacity 10 >/dev/null 2>&1
+done
+cf create rp family ip key src capacity 100
+cf save -f "$dir/rp" rp
+t "restore -replace destroys a temporary filter whose cfctl was killed, and says so" 0 \
+	"destroyed $orphan, the temporary filter of a cfctl that was killed" -- \
+	restore -replace -f "$dir/rp"
+cf list -n
+! grep -qx -- "$orphan" <<<"$out"
+result $? "... it is gone"
+gone=
+for f in $kept; do
+	grep -qx -- "$f" <<<"$out" || gone="$gone $f"
+done
+[ -z "$gone" ]
+result $? "... those of a live cfctl, of another PID namespace, and of the older form are left"
+kill "$live" 2>/dev/null
+wait "$live" 2>/dev/null
+for f in $kept rp; do
+	"$CFCTL" destroy "$f" >/dev/null 2>&1
+done
 
 echo "# $failed of $n failed"
 [ "$failed" = 0 ]

@@ -117,11 +117,15 @@ int save_one(struct cfnl *nl, const char *name, FILE *out);
 
 /*
  * A filter being built to replace another is named TMP_PREFIX, cfctl's
- * pid, '-' and a number: a name no user can mistake for theirs.
+ * PID namespace and PID, and a number: a name no user can mistake for
+ * theirs (replace.c).
  */
 #define TMP_PREFIX	".cfctl-"
 bool is_tmp_name(const char *name);
 void tmp_name(char name[NF_CUCKOO_NAME_MAXLEN], unsigned int n);
+/* Destroy the temporary filters of cfctl processes of this PID namespace
+ * that were killed before they could (each named on stderr). */
+void tmp_sweep(struct cfnl *nl);
 /* A filter's create parameters, as GET describes it (no image). */
 void spec_from_info(const struct filter_info *fi, struct filter_spec *fs);
 /* SWAP of filters a and b: 0 or -errno (printed). */
