@@ -319,7 +319,7 @@ disk() {
 
 # ---- 3. the boots -----------------------------------------------------------
 
-STAGES=${NFC_LC_STAGES:-install rebooted restarted upgraded corrupt truncated powercut}
+STAGES=${NFC_LC_STAGES:-install rebooted restarted upgraded corrupt powercut}
 BOOTS=
 
 # boot STAGE TIMEOUT: boot the disk, the guest runs STAGE; its TAP points

@@ -32,9 +32,9 @@
 #   upgraded   the new module loaded, every entry back; the save corrupted
 #              (base64 flipped in a load line); reboot
 #   corrupt    the restore refused it whole, the unit failed, the file
-#              kept; the save truncated at a line boundary; reboot
-#   truncated  the same; the good save put back; a big filter saved again,
-#              the power cut in the middle of it
+#              kept; the save truncated at a line boundary and the unit
+#              started again: the same; the good save put back; a big
+#              filter saved again, the power cut in the middle of it
 #   powercut   the save is the old or the new one, complete, and restored;
 #              power off
 # After every boot, CrowdSec's active decisions, the adapter's state and the
@@ -532,11 +532,11 @@ stage_upgraded() {
 	sha256sum $SAVE >"$ST/bad.sha"
 }
 
-# The boot after a save that must be refused: nothing of it restored.
-refused() {	# WHAT
+# A start of the unit with a save it must refuse: nothing of it restored.
+refused() {	# WHAT WHEN
 	local f bad=
 
-	unit_failed " at boot with $1"
+	unit_failed " $2 with $1"
 	for f in big small other; do
 		exists $f && bad="$bad $f"
 	done
@@ -546,10 +546,13 @@ refused() {	# WHAT
 		sha256sum -c --quiet "$ST/bad.sha"
 }
 
+# The boot with a corrupted save, then the same unit started with a
+# truncated one (one boot for both: what is checked is the unit's start,
+# which a boot and `systemctl start` run alike), then the power cut.
 stage_corrupt() {
 	local at out
 
-	refused "a corrupted save"
+	refused "a corrupted save" "at boot"
 	# (no save restored: the adapter made its filter again from its state)
 	cs_agree "after a boot that refused the save"
 	# (a unit that took the save would write the filters over the next
@@ -568,12 +571,17 @@ stage_corrupt() {
 		not_ok "the save is truncated before its last filter" "create lines at: $at"
 	fi
 	sha256sum $SAVE >"$ST/bad.sha"
+	# The unit is failed, not active: starting it runs no save first.
+	out=$(systemctl start $UNIT 2>&1)
+	diag "systemctl start: $out"
+	refused "a truncated save" "after systemctl start"
+	powercut_prepare
 }
 
-stage_truncated() {
+# The good save put back, then a save with the power cut in the middle.
+powercut_prepare() {
 	local out t0 tmp size rc
 
-	refused "a truncated save"
 	cp "$ST/good.save" $SAVE
 	out=$(systemctl restart $UNIT 2>&1)
 	check "the good save put back, systemctl restart $UNIT restores it" \
