@@ -12,7 +12,7 @@
 # Full mode (`make bench-hook`, and after bench/nf's run in `make
 # bench-nf`): 100k and 1M flows, IPv4 and IPv6, 10 rounds of 524288
 # packets a contender, in 2 splits (in_vm.sh says why); build/bench/hook.jsonl.
-# --quick (`make check`, through bench/nf/run.sh --quick): 20k flows,
+# --quick (`make check`, through bench/nf/run.sh --quick): 5,000 flows,
 # 1 round of 16384 packets, one split;
 # build/bench/hook-quick.jsonl, and TAP lines "ok - bench-hook: ..."
 # saying that every contender ran with the right verdicts (not that
@@ -45,7 +45,7 @@ CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) QUICK=1; FLOWS=20000; REPS=1; PACKETS=16384; SPLITS=1; shift ;;
+	--quick) QUICK=1; FLOWS=5000; REPS=1; PACKETS=16384; TRAFFIC=16384; SPLITS=1; shift ;;
 	--flows) FLOWS=$2; shift 2 ;;
 	--families) FAMILIES=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;

@@ -15,7 +15,7 @@
 # Full mode (`make bench-nf`): 100k and 1M flows loaded, 3 times each; the
 # packet test with 1M flows held, 15 rounds of 1 s slices a contender;
 # results in build/bench/nf.jsonl, the charts in doc/bench/.  --quick
-# (`make check`): 20k flows, loaded once, 2 rounds of 0.5 s slices;
+# (`make check`): 5,000 flows, loaded once, 2 rounds of 0.5 s slices;
 # build/bench/nf-quick.jsonl, charts in build/bench/quick/, and TAP lines
 # "ok - bench-nf: ..." saying that each contender loaded and its traffic
 # was counted (not that targets are met).  --contenders: only these (and
@@ -44,7 +44,7 @@ CONTENDERS=
 MEM=6144
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) QUICK=1; FLOWS=20000; REPS=1; ROUNDS=2; SLICE=500; LOAD_MAX=300; shift ;;
+	--quick) QUICK=1; FLOWS=5000; REPS=1; ROUNDS=2; SLICE=500; LOAD_MAX=300; shift ;;
 	--flows) FLOWS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
