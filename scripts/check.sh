@@ -237,7 +237,7 @@ selftests() {	# KVER LIST FUZZ CPUS
 
 # In the order of the queue: the long stages first, so that the two
 # lanes end together.  6.1 (Debian 12's own) runs the whole suite, in
-# two VMs side by side (list-again and list-same); the others the packet
+# three VMs (list-again, list-same, list-race); the others the packet
 # path and the netlink family's strictness (list-packet): under emulation
 # on 2 cores the suite cannot run whole on three kernels within make
 # check's 45 minutes.  The netlink fuzzer's 60 s go to the first kernel,
@@ -253,9 +253,11 @@ for k in $k612 $k7; do
 	job "module@$k" tree - "build_module $k"
 done
 # The races (rmmod under traffic, parallel writers, RCU readers against
-# flushes) run on two CPUs: on the first kernel and on the newest.
-job "selftests@$k61" vcpu2 "module@$k61" "selftests $k61 list-again 60 2"
+# flushes) run on two CPUs: on the first kernel in a VM of their own
+# (list-race), on the newest with its packet path.
+job "selftests@$k61" - "module@$k61" "selftests $k61 list-again 60 1"
 job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 60 1"
+job "selftests-race@$k61" vcpu2 "module@$k61" "selftests $k61 list-race 60 2"
 job "selftests@$k7" vcpu2 "module@$k7" "selftests $k7 list-packet 20 2"
 [ -n "$k612" ] && job "selftests@$k612" - "module@$k612" "selftests $k612 list-packet 20 1"
 job unit - - "make -s -C tests check"
