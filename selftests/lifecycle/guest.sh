@@ -540,7 +540,7 @@ refused() {	# WHAT WHEN
 	for f in big small other; do
 		exists $f && bad="$bad $f"
 	done
-	check "$1: the boot restore refused it whole, no filter of it created" \
+	check "$1: refused whole $2, no filter of it created" \
 		"created:$bad" test -z "$bad"
 	check "$1: the file is kept unchanged" "$(sha256sum $SAVE 2>&1)" \
 		sha256sum -c --quiet "$ST/bad.sha"
