@@ -34,7 +34,8 @@ bool is_tmp_name(const char *name)
 	return !strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX));
 }
 
-/* The inode of this process's PID namespace; 0 if /proc cannot say. */
+/* The inode of this process's PID namespace, as the 32 bits a name
+ * holds; 0 if /proc cannot say. */
 static unsigned long pid_ns(void)
 {
 	static unsigned long ino;
@@ -49,6 +50,7 @@ static unsigned long pid_ns(void)
 	link[len] = '\0';
 	if (sscanf(link, "pid:[%lu]", &ino) != 1)
 		ino = 0;
+	ino &= 0xffffffffUL;
 	return ino;
 }
 
@@ -60,7 +62,7 @@ static unsigned long pid_ns(void)
 void tmp_name(char name[NF_CUCKOO_NAME_MAXLEN], unsigned int n)
 {
 	snprintf(name, NF_CUCKOO_NAME_MAXLEN, TMP_PREFIX "%lx-%lx-%x",
-		 pid_ns() & 0xffffffffUL, (unsigned long)getpid(), n);
+		 pid_ns(), (unsigned long)getpid(), n);
 }
 
 /* Whether name is a temporary filter of a cfctl of this PID namespace
@@ -75,8 +77,7 @@ static bool tmp_orphaned(const char *name)
 	    sscanf(name + strlen(TMP_PREFIX), "%lx-%lx-%x%n", &ns, &pid, &n,
 		   &end) != 3 || name[strlen(TMP_PREFIX) + end] != '\0')
 		return false;
-	if (!pid_ns() || ns != (pid_ns() & 0xffffffffUL) || !pid ||
-	    pid == (unsigned long)getpid() || pid > INT32_MAX)
+	if (!pid_ns() || ns != pid_ns() || !pid || pid > INT32_MAX)
 		return false;
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
