@@ -408,9 +408,9 @@ conf "cfctl_timeout = 2"
 bg_start
 echo "1 before sleep3 add " >"$dir/fault"
 while read -r v; do dec add "$v"; done <"$dir/pool" >&7
-until_ok 10 eval '[ "$(wc -l <"$dir/faults.log" 2>/dev/null)" -ge 1 ]'
+until_ok 10 eval '[ "$(cat "$dir/faults.log" 2>/dev/null | wc -l)" -ge 1 ]'
 echo "1 before fail compact" >"$dir/fault"
-until_ok 10 eval '[ "$(wc -l <"$dir/faults.log" 2>/dev/null)" -ge 2 ]'
+until_ok 10 eval '[ "$(cat "$dir/faults.log" 2>/dev/null | wc -l)" -ge 2 ]'
 t0=$SECONDS
 until_ok 20 eval '[ "$(items "$F")" = 16 ]'
 out="after $((SECONDS - t0)) s; faults: $(tr '\n' ';' <"$dir/faults.log"); $(tail -n 4 "$LOG")"
