@@ -16,7 +16,8 @@
 #     passes the smoke test in the VM of that kernel, and a kernel older
 #     than 6.1 is skipped.  For a Debian 13 kernel, Debian 13's DKMS does
 #     this in the build root (scripts/buildroot.sh).
-#  3. The Debian packages: dpkg-buildpackage builds the source and
+#  3. The Debian packages (scripts/debs.sh: built once a tree, for the
+#     lifecycle test too): dpkg-buildpackage builds the source and
 #     nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec; lintian finds no error
 #     nor warning (source included) and no hardening tag; the packages'
 #     relations are checked (cfctl depends on the module's package, not on
@@ -25,7 +26,8 @@
 #     module for the installed headers before the service could start);
 #     the unit passes systemd-analyze verify; the logrotate file rotates a
 #     log its writer keeps open; then the same packages at a higher version
-#     (debian/changelog bumped in a copy) upgrade them, and DKMS has built
+#     (VERSION+test1: debian/changelog and kmod/version.h bumped in a
+#     copy, dkms.conf left to dh_dkms) upgrade them, and DKMS has built
 #     and installed the new version and removed the old; the VM boots on
 #     the tree with the module DKMS installed and runs
 #     selftests/vm/installed.sh with /usr/sbin/cfctl and the installed
@@ -233,21 +235,18 @@ purge_all() {
 	# shellcheck disable=SC2086
 	dpkg --purge $PKGS >/dev/null 2>&1
 }
-# build_debs DIR VERSION OPTIONS: the packages of the tree in DIR/src
-build_debs() {
-	out=$(cd "$1/src" && dpkg-buildpackage -us -uc ${3:+"$3"} 2>&1)
-	debs="$1/cfctl_${2}_amd64.deb $1/nf-cuckoo-crowdsec_${2}_all.deb $1/nf-cuckoo-dkms_${2}_all.deb"
-	# shellcheck disable=SC2086
-	ls $debs >/dev/null 2>&1
+# debs DIR VERSION: the three packages in DIR at VERSION
+debs() {
+	echo "$1/cfctl_${2}_amd64.deb $1/nf-cuckoo-crowdsec_${2}_all.deb $1/nf-cuckoo-dkms_${2}_all.deb"
 }
-pkg=$work/deb
-tree_copy "$pkg/src"
-if ! build_debs "$pkg" "$VERSION" ""; then
-	point 1 "dpkg-buildpackage builds the source, nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec" "$out"
+V2=$VERSION+test1
+if ! dir=$(scripts/debs.sh 2>&1); then
+	point 1 "dpkg-buildpackage builds the source, nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec" "$dir"
 	exit 1
 fi
 point 0 "dpkg-buildpackage builds the source, nf-cuckoo-dkms, cfctl and nf-cuckoo-crowdsec"
-debs1=$debs
+pkg=$dir/old
+debs1=$(debs "$pkg" "$VERSION")
 out=$(lintian -I --tag-display-limit 0 "$pkg/nf-cuckoo_${VERSION}_amd64.changes" 2>&1)
 rc=$?
 bad=$(grep -E '^[EW]: |hardening' <<<"$out")
@@ -274,19 +273,12 @@ dpkg-deb --fsys-tarfile "$pkg/nf-cuckoo-dkms_${VERSION}_all.deb" |
 point $? "the packaged dkms.conf holds the package's version"
 
 # The same packages at a higher version, for the upgrade.
-V2=$VERSION+1
-pkg2=$work/deb2
-rm -rf "$pkg2"
-mkdir -p "$pkg2"
-cp -a "$pkg/src" "$pkg2/src"
-{
-	printf 'nf-cuckoo (%s) unstable; urgency=medium\n\n  * Upgrade test.\n\n' "$V2"
-	printf ' -- nf_cuckoo developers <nf-cuckoo-devel@example.org>  %s\n\n' "$(date -R)"
-	cat "$pkg/src/debian/changelog"
-} >"$pkg2/src/debian/changelog"
-build_debs "$pkg2" "$V2" -b
-point $? "the packages build at $V2 too (debian/changelog bumped in a copy)" "$out"
-debs2=$debs
+debs2=$(debs "$dir/new" "$V2")
+# shellcheck disable=SC2086
+out=$(ls $debs2 2>&1) &&
+	dpkg-deb --fsys-tarfile "$dir/new/nf-cuckoo-dkms_${V2}_all.deb" |
+	tar -xO "./usr/src/nf-cuckoo-$V2/dkms.conf" | grep -qx "PACKAGE_VERSION=\"$V2\""
+point $? "the packages build at $V2 too (a copy bumped), dh_dkms puts $V2 in dkms.conf" "$out"
 
 purge_all
 log_from=$(($(wc -l </var/log/dpkg.log 2>/dev/null || echo 0) + 1))

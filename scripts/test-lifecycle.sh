@@ -8,9 +8,9 @@
 #     iproute2, nftables, python3, fail2ban, crowdsec and its bouncer),
 #     cached under build/lifecycle/ and keyed on its recipe (the package
 #     list, the suites, the hooks): a change of any rebuilds it.
-#  2. The Debian packages of this tree (dpkg-buildpackage -b -us -uc) and of
-#     a copy of it one version higher (VERSION+test1), cached under
-#     build/lifecycle/debs/ keyed on the tree's tracked files; the first are
+#  2. The Debian packages of this tree and of a copy of it one version
+#     higher (VERSION+test1), from scripts/debs.sh (built once a tree, for
+#     the install test too, and cached under build/debs/); the first are
 #     installed with `apt install ./*.deb` in a chroot of an overlay of the
 #     root file system (DKMS builds the module for the guest kernel there),
 #     and the lot is written to an ext4 disk image.
@@ -173,63 +173,19 @@ rootfs() {
 
 # ---- 2. the packages ------------------------------------------------------
 
-# The tracked files as they are in the work tree (what test-install.sh
-# builds from too), their checksum the key of the packages' cache.
-tree_key() {
-	git ls-files -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-16
-}
-
-# build_debs DIR VERSION: dpkg-buildpackage of a copy of the tree in DIR/src,
-# at VERSION (the three places a release names it: debian/changelog,
-# dkms.conf and kmod/version.h, which scripts/lint.sh holds equal).
-build_debs() {
-	local dir=$1 v=$2 src=$1/src cl
-
-	rm -rf "$dir"
-	mkdir -p "$src"
-	git ls-files -z | tar -c --null -T - -f - | tar -x -C "$src"
-	if [ "$v" != "$VERSION" ]; then
-		sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$v\"/" "$src/dkms.conf"
-		sed -i "s/^#define NF_CUCKOO_VERSION\t.*/#define NF_CUCKOO_VERSION\t\"$v\"/" \
-			"$src/kmod/version.h"
-		cl=$(cat "$src/debian/changelog")
-		{
-			echo "nf-cuckoo ($v) unstable; urgency=medium"
-			echo
-			echo "  * The lifecycle test's upgrade."
-			echo
-			echo " -- nf_cuckoo developers <nf-cuckoo-devel@example.org>  $(date -R)"
-			echo
-			printf '%s\n' "$cl"
-		} >"$src/debian/changelog"
-	fi
-	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$dir/build.log" 2>&1 &&
-		ls "$dir/nf-cuckoo-dkms_${v}_all.deb" "$dir/cfctl_${v}_amd64.deb" >/dev/null 2>&1
-}
-
 # debs: DEBS_OLD and DEBS_NEW, the directories of this tree's packages and of
-# the higher version's, built unless cached for the same tree.
+# the higher version's (scripts/debs.sh: built once a tree, the install
+# test's too).
 debs() {
-	local key dir t0 rc=0
+	local dir t0 rc=0
 
-	key=$(tree_key)
-	dir=$lc/debs-$key
+	t0=$(now)
+	dir=$(scripts/debs.sh 2>"$lc/debs.err") || rc=1
 	DEBS_OLD=$dir/old
 	DEBS_NEW=$dir/new
-	if [ -f "$dir/ok" ]; then
-		diag "packages: cached for this tree ($dir)"
-		return 0
-	fi
-	rm -rf "$lc"/debs-*
-	t0=$(now)
-	build_debs "$DEBS_OLD" "$VERSION" && build_debs "$DEBS_NEW" "$NEWVERSION" || rc=1
-	if [ "$rc" = 0 ]; then
-		touch "$dir/ok"
-		rm -rf "$DEBS_OLD/src" "$DEBS_NEW/src"
-		diag "packages $VERSION and $NEWVERSION built in $(since "$t0") s"
-	fi
+	[ "$rc" = 1 ] || diag "packages $VERSION and $NEWVERSION in $(since "$t0") s (scripts/debs.sh)"
 	point $rc "dpkg-buildpackage builds nf-cuckoo-dkms and cfctl, $VERSION and $NEWVERSION" \
-		"$(cat "$DEBS_OLD/build.log" "$DEBS_NEW/build.log" 2>/dev/null)"
+		"$(cat "$lc/debs.err")"
 	return $rc
 }
 
