@@ -13,13 +13,13 @@
 #
 # After the dependencies, the stages run CHECK_JOBS at a time (default 2,
 # the cores this project's machines have).  A VM gets one CPU
-# (NFC_VM_SMP=1) unless its tests race on two or it boots a whole Debian:
-# two guests of two CPUs each under emulation on 2 cores run 2.3 times as
-# slowly as two of one (doc/testing.md), so a VM of two CPUs takes the
-# resource "vcpu2" and runs beside VMs of one only.  A stage starts when
-# the stages it needs have passed and no running stage holds a resource
-# it takes ("tree": it builds in the repository; "host-dpkg": it installs
-# packages on this machine; "vcpu2").  Each stage's output is printed whole when it ends,
+# (NFC_VM_SMP=1) unless its tests race on two: two guests of two CPUs
+# each under emulation on 2 cores run 2.3 times as slowly as two of one
+# (doc/testing.md), so a VM of two CPUs takes the resource "vcpu2" and
+# runs beside VMs of one only.  A stage starts when the stages it needs
+# have passed and no running stage holds a resource it takes ("tree": it
+# builds in the repository; "host-dpkg": it installs packages on this
+# machine; "vcpu2").  Each stage's output is printed whole when it ends,
 # so the TAP of one stage is never interleaved with another's.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -132,13 +132,15 @@ run_jobs() {
 
 # Quietly building something is a test too: it must build with -Werror.
 # The module is kept in build/ko/KVER/ for the stages of that kernel (the
-# tree's own is the next build's), and the VM's kernel is fetched now,
-# before stages that boot it run side by side.
+# tree's own is the next build's).  The VM's kernel is fetched first,
+# before stages that boot it run side by side, and so that a header tree
+# without vmlinux (6.1's) gets the module's BTF made against that image's.
 build_module() {	# build_module KVER
 	local ko=build/ko/$1/nf_cuckoo.ko
 
 	rm -f "$ko"
-	make -s module KVER="$1" &&
+	selftests/vm/prepare.sh --kver "$1" --quiet >/dev/null &&
+		make -s module KVER="$1" &&
 		[ "$(modinfo -F vermagic nf_cuckoo.ko | cut -d' ' -f1)" = "$1" ] &&
 		echo "ok - module nf_cuckoo.ko builds with -Werror for $1" || return
 	# The core's userspace-only batch lookup stays out of the module.
@@ -147,8 +149,13 @@ build_module() {	# build_module KVER
 		return 1
 	fi
 	echo "ok - nf_cuckoo.ko holds no cf_contains_batch (userspace only)"
-	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko" &&
-		selftests/vm/prepare.sh --kver "$1" --quiet >/dev/null
+	# BPF programs find the kfuncs by the module's BTF (btf/module-btf.sh).
+	if ! readelf -S -W nf_cuckoo.ko | grep -q ' \.BTF '; then
+		echo "not ok - nf_cuckoo.ko has BTF of its own, for its kfuncs"
+		return 1
+	fi
+	echo "ok - nf_cuckoo.ko has BTF of its own, for its kfuncs"
+	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko"
 }
 
 # PREEMPT_RT is refused at build time (kmod/cuckoo_platform.h says why):
@@ -210,7 +217,9 @@ no_612() {
 	return 1
 }
 
-stage deps scripts/deps.sh
+# The build root of the 7.x kernel is made in a stage of its own (about
+# 40 s, most of it downloads), beside the first builds.
+stage deps env NFC_DEPS_BUILDROOT=0 scripts/deps.sh
 
 k61=$(scripts/kver.sh --debian)
 k612=$(scripts/kver.sh --newest 6.12) || k612=
@@ -240,26 +249,25 @@ selftests() {	# KVER LIST FUZZ CPUS
 # three VMs (list-again, list-same, list-race); the others the packet
 # path and the netlink family's strictness (list-packet): under emulation
 # on 2 cores the suite cannot run whole on three kernels within make
-# check's 45 minutes.  The netlink fuzzer's 60 s go to the first kernel,
+# check's 45 minutes.  The netlink fuzzer's 40 s go to the first kernel,
 # 20 s to the others.
 [ -n "$k612" ] || job module-6.12 - - no_612
 job "module@$k61" tree - "build_module $k61"
 # Its boots' limits (300 s each, the upgrade's 3x) were set with the
 # VM alone; beside another VM a boot took 1.4-2.9 times as long (with
-# two CPUs each).  Two CPUs: systemd starts the units side by side, and
-# DKMS builds with make -j2 (with one, the first boots took 1.7 times as
-# long, doc/testing.md).
-job "lifecycle@$k61" vcpu2 "module@$k61" \
-	"NFC_VM_SMP=2 NFC_LC_TIMEOUT=\${NFC_LC_TIMEOUT:-$((300 * JOBS))} scripts/test-lifecycle.sh $k61"
-for k in $k612 $k7; do
-	job "module@$k" tree - "build_module $k"
-done
+# two CPUs each).  One CPU: with two its boots ran 1.7 times as fast
+# alone, but beside another VM they take that VM's time (doc/testing.md).
+job "lifecycle@$k61" - "module@$k61" \
+	"NFC_LC_TIMEOUT=\${NFC_LC_TIMEOUT:-$((300 * JOBS))} scripts/test-lifecycle.sh $k61"
+job buildroot - - "scripts/buildroot.sh $k7 >/dev/null && echo 'ok - the Debian 13 build root for $k7 (scripts/buildroot.sh)'"
+[ -n "$k612" ] && job "module@$k612" tree - "build_module $k612"
+job "module@$k7" tree buildroot "build_module $k7"
 # The races (rmmod under traffic, parallel writers, RCU readers against
 # flushes) run on two CPUs, on the first kernel, in a VM of their own
 # (list-race).
-job "selftests@$k61" - "module@$k61" "selftests $k61 list-again 60 1"
-job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 60 1"
-job "selftests-race@$k61" vcpu2 "module@$k61" "selftests $k61 list-race 60 2"
+job "selftests@$k61" - "module@$k61" "selftests $k61 list-again 40 1"
+job "selftests-same@$k61" - "module@$k61" "selftests $k61 list-same 40 1"
+job "selftests-race@$k61" vcpu2 "module@$k61" "selftests $k61 list-race 40 2"
 job "selftests@$k7" - "module@$k7" "selftests $k7 list-packet 20 1"
 [ -n "$k612" ] && job "selftests@$k612" - "module@$k612" "selftests $k612 list-packet 20 1"
 job unit - - "make -s -C tests check"

@@ -19,9 +19,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# The pinned 7.x kernel's build root, made when missing (root only).
+# The pinned 7.x kernel's build root, made when missing (root only);
+# NFC_DEPS_BUILDROOT=0 leaves it to the caller (make check makes it in a
+# stage of its own, beside others).
 k7=$(scripts/kver.sh --pinned7)
 buildroot() {
+	[ "${NFC_DEPS_BUILDROOT:-1}" = 0 ] && return 0
 	scripts/buildroot.sh --print-dir "$k7" >/dev/null 2>&1 && return 0
 	if [ "$(id -u)" != 0 ]; then
 		echo "deps.sh: no Debian 13 build root for $k7; run as root to make it (scripts/buildroot.sh)" >&2
@@ -31,7 +34,7 @@ buildroot() {
 }
 
 PKGS="
-make gcc clang libclang-rt-14-dev llvm
+make gcc clang libclang-rt-14-dev llvm libbpf-dev
 linux-headers-amd64 kmod cpio
 qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev pkg-config

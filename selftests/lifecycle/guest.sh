@@ -430,7 +430,7 @@ stage_rebooted() {
 		check "an entry added to small after the restart" "" \
 			cfctl -q test small src 198.51.100.77
 
-	cs_chaos 60
+	cs_chaos 40
 	cs_packets "after the kills"
 }
 
