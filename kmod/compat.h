@@ -11,6 +11,8 @@
 #ifndef _NF_CUCKOO_COMPAT_H
 #define _NF_CUCKOO_COMPAT_H
 
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
 #include <net/genetlink.h>
 
 /*
@@ -51,6 +53,25 @@ static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
 #else
 #define NFCF_HAVE_EVENTS		0
 #define NFCF_MCGRP_EVENTS_FLAGS		0
+#endif
+
+/*
+ * 6.9: a set of kfuncs is declared with BTF_KFUNCS_START, which flags it
+ * as such (6.10 refuses to register one without the flag); before, with
+ * BTF_SET8_START.
+ */
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name)		BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name)		BTF_SET8_END(name)
+#endif
+
+/*
+ * 6.5: __bpf_kfunc marks a kfunc, and keeps it whole in the object (and
+ * so in BTF) whatever LTO or the inliner would do.  Before, a global
+ * function nothing calls is emitted whole all the same.
+ */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc
 #endif
 
 #endif /* _NF_CUCKOO_COMPAT_H */

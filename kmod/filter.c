@@ -79,17 +79,31 @@ static DEFINE_SEQLOCK(nfcf_names_seq);
 void nfcf_filter_name(const struct nfcf_filter *f,
 		      char name[NF_CUCKOO_NAME_MAXLEN])
 {
+	nfcf_filter_name_id(f, name, NULL);
+}
+
+/**
+ * nfcf_filter_name_id - copy a filter's name and its id, which go together
+ * @f:		the filter
+ * @name:	where to put the name
+ * @id:		where to put the id (NULL: not wanted)
+ */
+void nfcf_filter_name_id(const struct nfcf_filter *f,
+			 char name[NF_CUCKOO_NAME_MAXLEN], u32 *id)
+{
 	unsigned int seq;
 
 	do {
 		seq = read_seqbegin(&nfcf_names_seq);
 		memcpy(name, f->name, NF_CUCKOO_NAME_MAXLEN);
+		if (id)
+			*id = f->id;
 	} while (read_seqretry(&nfcf_names_seq, seq));
 	name[NF_CUCKOO_NAME_MAXLEN - 1] = '\0';
 }
 
 /**
- * nfcf_filter_swap_names - exchange two filters' names
+ * nfcf_filter_swap_names - exchange two filters' names, and their ids
  * @a:		one filter
  * @b:		the other
  *
@@ -103,6 +117,7 @@ void nfcf_filter_swap_names(struct nfcf_filter *a, struct nfcf_filter *b)
 	memcpy(tmp, a->name, sizeof(tmp));
 	memcpy(a->name, b->name, sizeof(tmp));
 	memcpy(b->name, tmp, sizeof(tmp));
+	swap(a->id, b->id);
 	write_sequnlock(&nfcf_names_seq);
 }
 

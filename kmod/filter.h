@@ -177,6 +177,10 @@ struct nfcf_hook_link {
  * @loading:	being restored: invisible to the packet path (under the
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
+ * @id:		the name's number in the namespace, for BPF programs (kfunc.c):
+ *		unique among its filters, moved with the name by a swap, never
+ *		given to another filter soon (allocated cyclically); 0 until
+ *		reserved.  Under the namespace's lock
  * @name:	unique in the namespace, NUL-terminated and padded with NULs;
  *		changed only by a swap (nfcf_filter_swap_names()), under the
  *		namespace's lock: read it under that lock or copy it with
@@ -211,6 +215,7 @@ struct nfcf_filter {
 	bool loading;
 	bool load_aborted;	/* a failed load, about to be removed */
 	bool dead;
+	u32 id;
 	char name[NF_CUCKOO_NAME_MAXLEN];
 	/* Writers' only, after what the packet path reads. */
 	struct nfcf_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
@@ -317,6 +322,8 @@ bool nfcf_filter_wait_frees(void);
 
 void nfcf_filter_name(const struct nfcf_filter *f,
 		      char name[NF_CUCKOO_NAME_MAXLEN]);
+void nfcf_filter_name_id(const struct nfcf_filter *f,
+			 char name[NF_CUCKOO_NAME_MAXLEN], u32 *id);
 void nfcf_filter_swap_names(struct nfcf_filter *a, struct nfcf_filter *b);
 
 int nfcf_filter_batch(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *keys,

@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "compat.h"
+#include "kfunc.h"
 #include "cuckoo.h"
 #include "netns.h"
 #include "netlink.h"
@@ -140,6 +141,8 @@ static int __init nf_cuckoo_init(void)
 	if (err)
 		goto err_genl;
 
+	/* Last: it cannot fail the load, and there is no unregistering. */
+	nfcf_kfunc_init();
 	pr_info("version " NF_CUCKOO_VERSION " loaded\n");
 	if (!NFCF_HAVE_EVENTS)
 		pr_notice("no events: this kernel cannot keep a multicast group to CAP_NET_ADMIN (GENL_MCAST_CAP_NET_ADMIN)\n");

@@ -527,10 +527,12 @@ int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 {
 	char name[NF_CUCKOO_NAME_MAXLEN];
 	struct cf_params p;
+	u32 id;
 
 	cf_get_params(cf_stages_first(&f->st), &p);
-	nfcf_filter_name(f, name);
+	nfcf_filter_name_id(f, name, &id);
 	if (nla_put_string(skb, NF_CUCKOO_A_NAME, name) ||
+	    nla_put_u32(skb, NF_CUCKOO_A_ID, id) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_FAMILY, f->ks.families) ||
 	    nla_put_u32(skb, NF_CUCKOO_A_KEY_FIELDS, f->ks.fields) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_A_CAPACITY, p.capacity, NF_CUCKOO_A_PAD) ||

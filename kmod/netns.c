@@ -194,6 +194,33 @@ static void nfcf_ceiling_uncharge(struct nfcf_ceiling *c, u64 bytes)
 				bytes);
 }
 
+/*
+ * Reserve an id for @f: a NULL entry, which nfcf_net_live_rcu() does not
+ * see, until the filter goes on the packet path (nfcf_net_show()).
+ */
+static int nfcf_net_alloc_id(struct nfcf_net *nn, struct nfcf_filter *f,
+			     struct netlink_ext_ack *extack)
+{
+	int err;
+
+	lockdep_assert_held(&nn->lock);
+	err = xa_alloc_cyclic(&nn->ids, &f->id, NULL, xa_limit_31b,
+			      &nn->next_id, GFP_KERNEL);
+	if (err < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "no filter id left in this network namespace");
+		return err;
+	}
+	return 0;
+}
+
+/* @f goes on the packet path: BPF programs find it by its id from now. */
+static void nfcf_net_show(struct nfcf_net *nn, struct nfcf_filter *f)
+{
+	lockdep_assert_held(&nn->lock);
+	/* The entry exists (reserved), so nothing is allocated. */
+	WARN_ON_ONCE(xa_err(xa_store(&nn->ids, f->id, f, GFP_KERNEL)));
+}
+
 /**
  * nfcf_net_reserve - take a name and charge a filter before its table exists
  * @nn:		the namespace
@@ -227,8 +254,10 @@ int nfcf_net_reserve(struct nfcf_net *nn, struct nfcf_filter *f,
 			nfcf_ceiling_errmsg(which, extack);
 		} else {
 			f->charged = true;
-			list_add_tail(&f->node, &nn->reserved);
+			err = nfcf_net_alloc_id(nn, f, extack);
 		}
+		if (!err)
+			list_add_tail(&f->node, &nn->reserved);
 	}
 	mutex_unlock(&nn->lock);
 	return err;
@@ -244,6 +273,7 @@ void nfcf_net_unreserve(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	mutex_lock(&nn->lock);
 	list_del_init(&f->node);
+	xa_erase(&nn->ids, f->id);
 	mutex_unlock(&nn->lock);
 }
 
@@ -272,11 +302,14 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		if (err) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot register the filter's netfilter hook");
+			xa_erase(&nn->ids, f->id);
 			goto out;
 		}
 	}
 	nfcf_gen_bump(&nn->gen);
 	list_add_tail(&f->node, &nn->filters);
+	if (!f->loading)
+		nfcf_net_show(nn, f);
 out:
 	mutex_unlock(&nn->lock);
 	return err;
@@ -307,10 +340,26 @@ struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 	return f;
 }
 
+/**
+ * nfcf_net_live_rcu - the filter of an id, for a BPF program
+ * @net:	the packet's namespace
+ * @id:		the filter's id (nfcf_filter::id)
+ *
+ * Under rcu_read_lock(): the filter is freed only a grace period after
+ * it left @ids.  It may be disabled; it is never one being loaded.
+ * Return: the filter, or NULL.
+ */
+struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "a filter's id looked up outside RCU");
+	return xa_load(&nfcf_net(net)->ids, id);
+}
+
 static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 {
 	lockdep_assert_held(&nn->lock);
 	list_del(&f->node);
+	xa_erase(&nn->ids, f->id);
 	if (!f->loading)
 		nfcf_hooks_unlink(nn, f);
 	mutex_lock(&f->lock);
@@ -370,6 +419,8 @@ int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which)
 		}
 	}
 	nfcf_filter_swap_names(f[0], f[1]);
+	nfcf_net_show(nn, f[0]);
+	nfcf_net_show(nn, f[1]);
 	nfcf_gen_bump(&nn->gen);
 out:
 	mutex_unlock(&nn->lock);
@@ -445,6 +496,7 @@ int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f)
 	mutex_lock(&f->lock);
 	f->loading = false;
 	mutex_unlock(&f->lock);
+	nfcf_net_show(nn, f);
 	nfcf_gen_bump(&nn->gen);
 out:
 	mutex_unlock(&nn->lock);
@@ -488,6 +540,7 @@ static int __net_init nfcf_net_init(struct net *net)
 	INIT_LIST_HEAD(&nn->filters);
 	INIT_LIST_HEAD(&nn->reserved);
 	INIT_LIST_HEAD(&nn->hooks);
+	xa_init_flags(&nn->ids, XA_FLAGS_ALLOC1);
 	spin_lock_init(&nn->ev_lock);
 	nn->net = net;
 	nn->gen = 1;
@@ -544,6 +597,8 @@ static void __net_exit nfcf_net_exit_batch(struct list_head *net_exit_list)
 		WARN_ON_ONCE(nn->mem);
 		WARN_ON_ONCE(!list_empty(&nn->reserved));
 		WARN_ON_ONCE(!list_empty(&nn->hooks));
+		WARN_ON_ONCE(!xa_empty(&nn->ids));
+		xa_destroy(&nn->ids);
 		mutex_destroy(&nn->lock);
 	}
 }

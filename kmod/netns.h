@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 
@@ -24,6 +25,11 @@
  *		(loaded, not removed; enabled or not): the RCU list of those
  *		filters that the entry's netfilter hook walks, registered
  *		while one of them is enabled (struct nfcf_hook_ent, hook.c)
+ * @ids:	each filter's id (nfcf_filter::id): reserved (a NULL entry)
+ *		from nfcf_net_reserve(), the filter once the packet path
+ *		sees it, erased when it is removed.  Written under @lock,
+ *		read under RCU by BPF programs (nfcf_net_live_rcu())
+ * @next_id:	where the cyclic allocation of @ids goes on from
  * @net:	the namespace itself
  * @mem:	bytes charged by the namespace's filters from their
  *		reservation until they (or the stages a flush dropped) are
@@ -44,6 +50,8 @@ struct nfcf_net {
 	struct list_head filters;
 	struct list_head reserved;
 	struct list_head hooks;
+	struct xarray ids;
+	u32 next_id;
 	struct net *net;
 	u64 mem;
 	spinlock_t mem_lock;	/* see the kernel-doc above */
@@ -65,6 +73,7 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 				    bool loading_ok);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
+struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id);
 int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,

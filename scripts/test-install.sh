@@ -197,7 +197,7 @@ if part 2; then
 dk=$work/dkms
 rm -rf "$dk"
 mkdir -p "$dk/src/nf-cuckoo-$VERSION" "$dk/tree" "$dk/install"
-cp -r Kbuild kmod uapi "$dk/src/nf-cuckoo-$VERSION/"
+cp -r Kbuild kmod uapi btf "$dk/src/nf-cuckoo-$VERSION/"
 sed "s/#MODULE_VERSION#/$VERSION/" dkms.conf >"$dk/src/nf-cuckoo-$VERSION/dkms.conf"
 # A kernel whose headers this host cannot build for (Debian 13's) gets
 # the DKMS of its Debian release, in the build root (scripts/buildroot.sh);

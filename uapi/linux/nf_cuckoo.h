@@ -19,6 +19,8 @@
  *	multicast group NF_CUCKOO_MCGRP_EVENTS, NF_CUCKOO_A_EVENT,
  *	_EVENT_COUNT, _STAGE_INDEX).
  *   version 6: NF_CUCKOO_CMD_SWAP, NF_CUCKOO_A_NAME2, NF_CUCKOO_EVENT_SWAP.
+ *   version 7: NF_CUCKOO_A_ID, and the BPF kfuncs bpf_nfcf_xdp_test() and
+ *	bpf_nfcf_skb_test() (see "BPF programs" below).
  *
  * Transport
  * =========
@@ -320,6 +322,37 @@
  * ports) is not looked up in that filter and passes it untouched, even
  * an INVERT one.  With INVERT, a false positive lets a packet that is
  * not in the filter through.
+ *
+ * BPF programs
+ * ============
+ * XDP (BPF_PROG_TYPE_XDP) and tc (BPF_PROG_TYPE_SCHED_CLS) programs may
+ * ask a filter about a packet with the module's kfuncs, declared in BPF C
+ * as
+ *
+ *   extern int bpf_nfcf_xdp_test(struct xdp_md *ctx, __u32 id,
+ *                                const struct nf_cuckoo_flow_key *key,
+ *                                __u32 key__sz, __u32 fields) __ksym;
+ *   extern int bpf_nfcf_skb_test(struct __sk_buff *ctx, __u32 id, ...)
+ *
+ * (the same arguments).  The filter is the one of id ID (NF_CUCKOO_A_ID)
+ * in the network namespace of the packet's device.  KEY is the packet's,
+ * built as the hook builds it (above) but not masked nor put in
+ * canonical order: the kfunc applies the filter's KEY_FIELDS,
+ * BIDIRECTIONAL rule and prefixes.  KEY__SZ is sizeof(struct
+ * nf_cuckoo_flow_key).  FIELDS says which enum nf_cuckoo_key_field the
+ * program found in the packet (no ports in a non-first fragment): a
+ * filter whose KEY_FIELDS need one it lacks answers 0, as the hook
+ * passes such a packet.  They return 1 if the packet matches (INVERT
+ * applied), 0 if not or if the filter is disabled or of another family,
+ * -ENOENT if the namespace has no filter ID (destroyed, or being
+ * restored), -EINVAL for a bad KEY__SZ, FIELDS or family.  The lookup is
+ * counted in the filter's lookups and matches; what the program does
+ * with the packet is its own (not counted as dropped or marked).  A
+ * filter's id stays with its name when SWAP exchanges two filters'
+ * names (cfctl restore -replace, compact), so a program keeps asking the
+ * filter of that name.  The kfuncs need the module's BTF
+ * (/sys/kernel/btf/nf_cuckoo); without it the module loads, says so in
+ * the kernel log, and its hooks work.
  */
 #ifndef _UAPI_LINUX_NF_CUCKOO_H
 #define _UAPI_LINUX_NF_CUCKOO_H
@@ -327,7 +360,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	6
+#define NF_CUCKOO_GENL_VERSION	7
 /* The multicast group of NF_CUCKOO_CMD_EVENT messages (see "Events"). */
 #define NF_CUCKOO_MCGRP_EVENTS		"events"
 
@@ -695,6 +728,10 @@ enum nf_cuckoo_event {
  * @NF_CUCKOO_A_STAGE_INDEX: u8, a stage, from 0 (events)
  * @NF_CUCKOO_A_NAME2: the other filter's name, as NF_CUCKOO_A_NAME (SWAP;
  *	NF_CUCKOO_EVENT_SWAP)
+ * @NF_CUCKOO_A_ID: u32 (GET and SAVE replies), the filter's id in its
+ *	network namespace, >= 1, what BPF programs name it by: it goes with
+ *	the name when SWAP exchanges two filters' names, and is not given to
+ *	another filter until some 2^31 more have been made
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -743,6 +780,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_EVENT_COUNT,
 	NF_CUCKOO_A_STAGE_INDEX,
 	NF_CUCKOO_A_NAME2,
+	NF_CUCKOO_A_ID,
 
 	__NF_CUCKOO_A_MAX
 };
