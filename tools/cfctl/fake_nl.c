@@ -71,6 +71,7 @@ struct fake_cfg {
 	uint8_t families, bidir, hook, action, invert, enabled;
 	uint32_t fields, mark, mark_mask;
 	int32_t priority;
+	uint32_t id;		/* nfcf_filter::id */
 	/* nfcf_filter::combo, ::ncombo: kept with the rest in the state */
 	struct fake_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
 	uint8_t ncombo[2];
@@ -243,6 +244,22 @@ static struct nl_msg *reply(struct req *r, uint8_t cmd, int flags,
 }
 
 /* ---- filters ---- */
+
+/*
+ * A new filter's id: one more than any held.  The module's ids go on
+ * cyclically past a destroyed filter's; the fake, whose state is its
+ * filters, may give the last one's again.
+ */
+static uint32_t new_id(void)
+{
+	const struct fake_filter *f;
+	uint32_t id = 0;
+
+	for (f = fk.filters; f; f = f->next)
+		if (f->c.id > id)
+			id = f->c.id;
+	return id + 1;
+}
 
 static struct fake_filter *find(const char *name)
 {
@@ -711,6 +728,7 @@ static int cmd_new(struct req *r)
 	}
 	cf_stages_init(&f->st, cf, &g, NULL);
 	f->c = c;
+	f->c.id = new_id();
 	insert(f);
 	fake_event(NF_CUCKOO_EVENT_NEW, f, 0);
 	return 0;
@@ -767,6 +785,7 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 
 	cf_get_params(cf_stages_first(&f->st), &p);
 	nla_put_string(m, NF_CUCKOO_A_NAME, f->c.name);
+	nla_put_u32(m, NF_CUCKOO_A_ID, f->c.id);
 	nla_put_u8(m, NF_CUCKOO_A_FAMILY, f->c.families);
 	nla_put_u32(m, NF_CUCKOO_A_KEY_FIELDS, f->c.fields);
 	nla_put_u64(m, NF_CUCKOO_A_CAPACITY, p.capacity);
@@ -991,6 +1010,7 @@ static int cmd_swap(struct req *r)
 	struct fake_filter *f[2];
 	char tmp[NF_CUCKOO_NAME_MAXLEN];
 	const char *names[2];
+	uint32_t id;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -1010,6 +1030,10 @@ static int cmd_swap(struct req *r)
 	memcpy(tmp, f[0]->c.name, sizeof(tmp));
 	memcpy(f[0]->c.name, f[1]->c.name, sizeof(tmp));
 	memcpy(f[1]->c.name, tmp, sizeof(tmp));
+	/* The id goes with the name, as in the module. */
+	id = f[0]->c.id;
+	f[0]->c.id = f[1]->c.id;
+	f[1]->c.id = id;
 	fake_event_swap(names[0], names[1]);
 	return 0;
 }
@@ -1756,6 +1780,7 @@ static int cmd_load_begin(struct req *r)
 			       "image header rejected: wrong magic, version, byte order or geometry");
 	}
 	f->c = c;
+	f->c.id = new_id();
 	f->loading = true;
 	f->load_total = cf_stages_table_bytes(&f->st);
 	insert(f);
@@ -1912,7 +1937,7 @@ static void handle(struct nlmsghdr *nlh)
  * A filter: its struct fake_cfg, its struct cf_grow, its number of stages
  * (u32), their image headers, then their tables back to back.
  */
-#define STATE_MAGIC	"cfctl fake state 3\n"
+#define STATE_MAGIC	"cfctl fake state 4\n"
 
 static void state_load(const char *path)
 {

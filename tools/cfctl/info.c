@@ -105,6 +105,7 @@ int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
 	if (!tb[NF_CUCKOO_A_NAME])
 		return -1;
 	nla_strlcpy(fi->name, tb[NF_CUCKOO_A_NAME], sizeof(fi->name));
+	fi->id = get_u32(tb[NF_CUCKOO_A_ID]);
 	fi->family = get_u8(tb[NF_CUCKOO_A_FAMILY]);
 	fi->key_fields = get_u32(tb[NF_CUCKOO_A_KEY_FIELDS]);
 	fi->capacity = get_u64(tb[NF_CUCKOO_A_CAPACITY]);
@@ -412,6 +413,8 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fmt_action(fi, act, sizeof(act));
 	fmt_flags(fi, flags, sizeof(flags));
 	fprintf(f, "Name: %s\n", fi->name);
+	if (fi->id)
+		fprintf(f, "Id: %" PRIu32 "\n", fi->id);
 	fprintf(f, "Type: cuckoo family %s key %s\n", family_name(fi->family),
 		key);
 	fprintf(f, "Header: capacity %" PRIu64 " fingerprint %u bucket %u%s kicks %u fpr %s\n",
@@ -496,6 +499,8 @@ struct json_object *info_json(const struct filter_info *fi)
 	uint32_t b;
 
 	json_object_object_add(o, "name", json_object_new_string(fi->name));
+	if (fi->id)
+		json_object_object_add(o, "id", json_object_new_uint64(fi->id));
 	json_object_object_add(o, "family",
 			       json_object_new_string(family_name(fi->family)));
 	for (b = 1; b <= NF_CUCKOO_KEY_PROTO; b <<= 1)

@@ -25,6 +25,7 @@ void stage_json(const struct stage_info *si, struct json_object *o);
 
 struct filter_info {
 	char name[NF_CUCKOO_NAME_MAXLEN];
+	uint32_t id;		/* NF_CUCKOO_A_ID, 0 from a module before 7 */
 	uint8_t family;
 	uint32_t key_fields;
 	uint64_t capacity;

@@ -247,6 +247,7 @@ static const char *const attr_names[] = {
 	[NF_CUCKOO_A_GROW_FACTOR] = "factor",
 	[NF_CUCKOO_A_STAGES_MAX] = "stages",
 	[NF_CUCKOO_A_NAME2] = "second filter name",
+	[NF_CUCKOO_A_ID] = "id",
 };
 
 const char *nfcf_attr_name(int t)
