@@ -67,6 +67,47 @@ finish() {
 	exit $KSFT_FAIL
 }
 
+# check_eq DESC GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "got '$2', want '$3'"
+	fi
+}
+
+# check_ge DESC GOT MIN
+check_ge() {
+	if [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "got '$2', want at least $3"
+	fi
+}
+
+# check_all DESC COND...: one result for several "GOT OP WANT" triples
+# given as separate words: check_all desc "$a" = 3 "$b" -ge 1
+check_all() {
+	local desc=$1 bad=()
+
+	shift
+	while [ $# -ge 3 ]; do
+		if ! [[ $1 =~ ^-?[0-9]+$ ]] && [ "$2" != = ]; then
+			bad+=("'$1' is not a number (want $2 $3)")
+		elif [ "$2" = = ]; then
+			[ "$1" = "$3" ] || bad+=("got '$1', want '$3'")
+		elif ! [ "$1" "$2" "$3" ]; then
+			bad+=("got '$1', want $2 $3")
+		fi
+		shift 3
+	done
+	if [ ${#bad[@]} = 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "${bad[@]}"
+	fi
+}
+
 # kmsg_mark: mark the kernel log; check_klog looks at what follows.
 kmsg_mark() {
 	KMARK="nfcp $TEST $$ $(date +%s%N)"
