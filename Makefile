@@ -84,14 +84,15 @@ DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	systemctl daemon-reload; fi
 
 # The module's BTF, for its XDP and tc kfuncs, where the header tree cannot
-# make it (btf/module-btf.sh): against the image the VM tests boot, when
-# selftests/vm/prepare.sh has fetched it, else the running kernel's.
-NFCF_BTF_BASE ?= $(wildcard build/vm/kernel-$(KVER)/vmlinuz)
-export NFCF_BTF_BASE
-
+# make it (btf/module-btf.sh): against $NFCF_BTF_BASE if set, else the
+# image the VM tests boot, when selftests/vm/prepare.sh has fetched it,
+# else the running kernel's.  (Looked for when the module is built, not
+# exported from here: make check's own make runs before the image is
+# fetched.)
 module: have-kdir
 	$(IN_BUILDROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) modules
-	$(IN_BUILDROOT) btf/module-btf.sh $(KDIR) $(KVER) nf_cuckoo.ko
+	NFCF_BTF_BASE="$${NFCF_BTF_BASE:-$(wildcard build/vm/kernel-$(KVER)/vmlinuz)}" \
+		$(IN_BUILDROOT) btf/module-btf.sh $(KDIR) $(KVER) nf_cuckoo.ko
 
 have-kdir:
 	@[ -d "$(KDIR)" ] || [ -n "$(BUILDROOT)" ] || { \
