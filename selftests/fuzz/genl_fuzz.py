@@ -123,7 +123,7 @@ ATTRS = [
     ("PREFIXES", 36, "bin"), ("GROW", 37, "u8"), ("GROW_FACTOR", 38, "u8"),
     ("STAGES_MAX", 39, "u8"), ("STAGE", 40, "nest"), ("FPR_TOTAL", 41, "u32"),
     ("EVENT", 42, "u8"), ("EVENT_COUNT", 43, "u32"), ("STAGE_INDEX", 44, "u8"),
-    ("NAME2", 45, "str"),
+    ("NAME2", 45, "str"), ("ID", 46, "u32"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -234,7 +234,7 @@ REPLY_CMD = {"GET": "GET", "SAVE": "SAVE", "ADD_ENTRIES": "ADD_ENTRIES",
 GET_MUST = ["NAME", "FAMILY", "KEY_FIELDS", "CAPACITY", "FP_BITS", "FPR",
             "BUCKET_SIZE", "ENCODING", "MAX_KICKS", "HOOK", "PRIORITY", "ACTION", "MARK",
             "MARK_MASK", "BIDIRECTIONAL", "INVERT", "ENABLED", "LOADING",
-            "STATS", "GROW", "GROW_FACTOR", "STAGES_MAX"]
+            "STATS", "GROW", "GROW_FACTOR", "STAGES_MAX", "ID"]
 # GET's besides (STATS's company): FPR_TOTAL once, STAGE once per stage
 
 
@@ -717,6 +717,8 @@ def check_filter_desc(a, stats=True):
     if not name.endswith(b"\0") or not 2 <= len(name) <= NAME_MAXLEN or \
             b"\0" in name[:-1]:
         raise Anomaly("filter description: bad NAME %r" % name)
+    if u(a[A["ID"]][0], 4) < 1:
+        raise Anomaly("filter description: ID 0")
     if not 1 <= u(a[A["FAMILY"]][0], 1) <= 3:
         raise Anomaly("filter description: FAMILY out of range")
     if not (u(a[A["GROW"]][0], 1) <= 1 and
