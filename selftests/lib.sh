@@ -122,13 +122,15 @@ filters() {
 	"$CFCTL" list -n 2>/dev/null
 }
 
-# A snapshot of every filter (JSON without packet counters), to compare
-# before and after something that must change nothing.
+# A snapshot of every filter (JSON without packet counters, nor the id,
+# which a filter restored gets anew), to compare before and after
+# something that must change nothing.
 snapshot() {
 	"$CFCTL" -j list 2>/dev/null | python3 -c '
 import json, sys
 for f in json.load(sys.stdin):
     f.get("stats", {}).pop("packets", None)
+    f.pop("id", None)
     print(json.dumps(f, sort_keys=True))'
 }
 

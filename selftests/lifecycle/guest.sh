@@ -125,6 +125,7 @@ settings() {	# [NAME...]
 import json, sys
 for f in json.load(sys.stdin):
 	f.pop("stats", None)
+	f.pop("id", None)	# a filter restored gets a new one
 	print(json.dumps(f, sort_keys=True))'
 }
 items() {	# NAME: the entries it holds

@@ -118,11 +118,12 @@ run_lines() {	# KEY: run the unit's KEY lines in order, stop at a failure
 }
 mkdir -p "$SCRATCH/state"
 
-settings() {	# every filter's settings, a line each, counters left out
+settings() {	# every filter's settings, a line each, counters and ids left out
 	"$CFCTL" -j list | python3 -c '
 import json, sys
 for f in json.load(sys.stdin):
 	f.pop("stats", None)
+	f.pop("id", None)
 	print(json.dumps(f, sort_keys=True))'
 }
 
