@@ -119,7 +119,8 @@ dump_logs() {
 }
 trap 'dump_logs $?; cleanup' EXIT
 
-cscli_() { ns s cscli -c "$CS/config.yaml" "$@" 2>>"$CS/cscli.err"; }
+# (Bounded: a Local API stuck on a loaded host fails the call, not the run.)
+cscli_() { ns s timeout 60 cscli -c "$CS/config.yaml" "$@" 2>>"$CS/cscli.err"; }
 cs_start() {
 	nsenter --net="/run/netns/${NSP}s" -- \
 		crowdsec -no-cs -c "$CS/config.yaml" >>"$CS/crowdsec.out" 2>&1 &
@@ -176,7 +177,7 @@ stop_bouncer() {
 
 	e=$(exits)
 	kill "$BOUNCER_PID"
-	wait "$BOUNCER_PID" 2>/dev/null
+	reap "$BOUNCER_PID" 30
 	until_ok 60 exited_since "$e" ||
 		bail "the adapter did not exit within 60 s of the bouncer"
 }

@@ -59,6 +59,20 @@ check() {
 	fi
 }
 
+# reap PID SECONDS: wait for a child sent SIGTERM; SIGKILL it if it is
+# still there after SECONDS (a daemon stuck on a loaded host must not
+# hang the test until the runner's timeout).
+reap() {
+	local i
+
+	for ((i = 0; i < $2 * 4; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 cleanup() {
 	local p ns
 
@@ -66,7 +80,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	for p in "${BGPIDS[@]}"; do
-		wait "$p" 2>/dev/null
+		reap "$p" 20
 	done
 	for ns in "${NAMESPACES[@]}"; do
 		ip netns del "$NSP$ns" 2>/dev/null
