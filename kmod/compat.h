@@ -74,4 +74,25 @@ static inline struct nlattr **nfcf_dump_attrs(struct netlink_callback *cb)
 #define __bpf_kfunc
 #endif
 
+/*
+ * 6.2: an extended ack message can be formatted (NL_SET_ERR_MSG_FMT_MOD,
+ * into a buffer of the extack).  Before, only a fixed text can be given:
+ * FIXED says as much without the variable part.
+ */
+#ifdef NL_SET_ERR_MSG_FMT_MOD
+#define NFCF_ERR_MSG_FMT(extack, fixed, fmt, ...)	\
+	NL_SET_ERR_MSG_FMT_MOD(extack, fmt, ##__VA_ARGS__)
+#else
+/* The arguments stay used, and checked against the format. */
+static inline __printf(1, 2) void nfcf_msg_args(const char *fmt, ...)
+{
+}
+
+#define NFCF_ERR_MSG_FMT(extack, fixed, fmt, ...)	\
+	do {						\
+		NL_SET_ERR_MSG_MOD(extack, fixed);	\
+		nfcf_msg_args(fmt, ##__VA_ARGS__);	\
+	} while (0)
+#endif
+
 #endif /* _NF_CUCKOO_COMPAT_H */

@@ -1033,19 +1033,28 @@ void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
 		const struct nfcf_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
-		u64 lookups, matches, dropped, marked;
+		struct nfcf_pkt_stats c;
 		unsigned int start;
+		int i;
 
 		do {
 			start = u64_stats_fetch_begin(&s->syncp);
-			lookups = u64_stats_read(&s->lookups);
-			matches = u64_stats_read(&s->matches);
-			dropped = u64_stats_read(&s->dropped);
-			marked = u64_stats_read(&s->marked);
+			c.lookups = u64_stats_read(&s->lookups);
+			c.matches = u64_stats_read(&s->matches);
+			c.dropped = u64_stats_read(&s->dropped);
+			c.marked = u64_stats_read(&s->marked);
+			for (i = 0; i < NFCF_PROG_PATHS; i++) {
+				c.prog_lookups[i] = u64_stats_read(&s->prog_lookups[i]);
+				c.prog_matches[i] = u64_stats_read(&s->prog_matches[i]);
+			}
 		} while (u64_stats_fetch_retry(&s->syncp, start));
-		st->lookups += lookups;
-		st->matches += matches;
-		st->dropped += dropped;
-		st->marked += marked;
+		st->lookups += c.lookups;
+		st->matches += c.matches;
+		st->dropped += c.dropped;
+		st->marked += c.marked;
+		for (i = 0; i < NFCF_PROG_PATHS; i++) {
+			st->prog_lookups[i] += c.prog_lookups[i];
+			st->prog_matches[i] += c.prog_matches[i];
+		}
 	}
 }

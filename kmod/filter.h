@@ -55,14 +55,26 @@ struct nfcf_conf {
 	struct rcu_head rcu;
 };
 
+/* The BPF programs that ask a filter about packets, counted apart. */
+enum nfcf_prog_path {
+	NFCF_PROG_XDP,
+	NFCF_PROG_TC,
+	NFCF_PROG_PATHS
+};
+
 /**
  * struct nfcf_pcpu_stats - per-CPU packet counters
+ *
+ * lookups and matches count every path; prog_lookups and prog_matches
+ * the share of each BPF program type (enum nfcf_prog_path).
  */
 struct nfcf_pcpu_stats {
 	u64_stats_t lookups;
 	u64_stats_t matches;
 	u64_stats_t dropped;
 	u64_stats_t marked;
+	u64_stats_t prog_lookups[NFCF_PROG_PATHS];
+	u64_stats_t prog_matches[NFCF_PROG_PATHS];
 	struct u64_stats_sync syncp;
 };
 
@@ -71,6 +83,8 @@ struct nfcf_pkt_stats {
 	u64 matches;
 	u64 dropped;
 	u64 marked;
+	u64 prog_lookups[NFCF_PROG_PATHS];
+	u64 prog_matches[NFCF_PROG_PATHS];
 };
 
 /* The index of a family's prefix combinations: IPv4 0, IPv6 1. */
@@ -434,6 +448,38 @@ static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 		u64_stats_inc(&st->marked);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
+}
+
+/**
+ * nfcf_filter_count_prog - count one packet a BPF program asked about
+ * @f:		the filter
+ * @hit:	it matched
+ * @path:	the program's type
+ *
+ * Any context, as nfcf_filter_count().
+ */
+static inline void nfcf_filter_count_prog(struct nfcf_filter *f, bool hit,
+					  enum nfcf_prog_path path)
+{
+	struct nfcf_pcpu_stats *st;
+
+	local_bh_disable();
+	st = this_cpu_ptr(f->stats);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->lookups);
+	u64_stats_inc(&st->prog_lookups[path]);
+	if (hit) {
+		u64_stats_inc(&st->matches);
+		u64_stats_inc(&st->prog_matches[path]);
+	}
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+}
+
+/* Is @f consulted by a netfilter hook of its own? */
+static inline bool nfcf_filter_hooked(const struct nfcf_filter *f)
+{
+	return f->hook != NF_CUCKOO_HOOK_NONE;
 }
 
 #endif /* _NF_CUCKOO_FILTER_H */

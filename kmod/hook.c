@@ -196,7 +196,7 @@ static int nfcf_hooks_want(struct nfcf_net *nn, struct nfcf_filter *f)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nfcf_families); i++) {
-		if (!(f->ks.families & nfcf_families[i]))
+		if (!(f->ks.families & nfcf_families[i]) || !nfcf_filter_hooked(f))
 			continue;
 		e = nfcf_hook_ent_get(nn, f, nfcf_families[i]);
 		if (!e)
@@ -279,6 +279,8 @@ int nfcf_hooks_link(struct nfcf_net *nn, struct nfcf_filter *f)
 	int err = 0;
 
 	lockdep_assert_held(&nn->lock);
+	if (!nfcf_filter_hooked(f))
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(nfcf_families) && !err; i++) {
 		if (!(f->ks.families & nfcf_families[i]))
 			continue;
@@ -311,6 +313,8 @@ void nfcf_hooks_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 	unsigned int i;
 
 	lockdep_assert_held(&nn->lock);
+	if (!nfcf_filter_hooked(f))
+		return;
 	for (i = 0; i < ARRAY_SIZE(nfcf_families); i++)
 		if (f->ks.families & nfcf_families[i])
 			list_del_rcu(&f->hl[i].node);

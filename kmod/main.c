@@ -12,6 +12,7 @@
 #include <linux/init.h>
 #include <net/genetlink.h>
 
+#include "bind.h"
 #include "compat.h"
 #include "kfunc.h"
 #include "cuckoo.h"
@@ -137,6 +138,9 @@ static int __init nf_cuckoo_init(void)
 	err = nfcf_netns_init();
 	if (err)
 		goto err_netns;
+	err = nfcf_bind_init();
+	if (err)
+		goto err_bind;
 	err = nfcf_genl_init();
 	if (err)
 		goto err_genl;
@@ -149,6 +153,8 @@ static int __init nf_cuckoo_init(void)
 	return 0;
 
 err_genl:
+	nfcf_bind_exit();
+err_bind:
 	nfcf_netns_exit();
 err_netns:
 err_selftest:
@@ -158,6 +164,7 @@ err_selftest:
 static void __exit nf_cuckoo_exit(void)
 {
 	nfcf_genl_exit();
+	nfcf_bind_exit();
 	nfcf_netns_exit();
 	pr_info("unloaded\n");
 }

@@ -21,6 +21,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "bind.h"
 #include "compat.h"
 #include "events.h"
 #include "netlink.h"
@@ -103,6 +104,18 @@ static const struct nla_policy nfcf_name_policy[NF_CUCKOO_A_MAX + 1] = {
 static const struct nla_policy nfcf_swap_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_NAME] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
 	[NF_CUCKOO_A_NAME2] = { .type = NLA_NUL_STRING, .len = NF_CUCKOO_NAME_MAXLEN - 1 },
+};
+
+static const struct nla_policy nfcf_bind_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[NF_CUCKOO_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[NF_CUCKOO_A_BIND_POINT] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_BIND_MAX),
+	[NF_CUCKOO_A_PROG_ID] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy nfcf_unbind_policy[NF_CUCKOO_A_MAX + 1] = {
+	[NF_CUCKOO_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[NF_CUCKOO_A_BIND_POINT] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_BIND_MAX),
 };
 
 static const struct nla_policy nfcf_set_policy[NF_CUCKOO_A_MAX + 1] = {
@@ -406,7 +419,15 @@ static int nfcf_put_stats(struct sk_buff *skb, struct nfcf_filter *f)
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_DROPPED, ps.dropped,
 			      NF_CUCKOO_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_MARKED, ps.marked,
-			      NF_CUCKOO_STATS_A_PAD)) {
+			      NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_XDP_LOOKUPS,
+			      ps.prog_lookups[NFCF_PROG_XDP], NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_XDP_MATCHES,
+			      ps.prog_matches[NFCF_PROG_XDP], NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_TC_LOOKUPS,
+			      ps.prog_lookups[NFCF_PROG_TC], NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_TC_MATCHES,
+			      ps.prog_matches[NFCF_PROG_TC], NF_CUCKOO_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -554,10 +575,13 @@ int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 	return nfcf_put_stats(skb, f) ?: nfcf_put_stages(skb, f);
 }
 
-static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
-			 u32 seq, int flags, struct netlink_callback *cb)
+static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_net *nn,
+			 struct nfcf_filter *f, u32 portid, u32 seq, int flags,
+			 struct netlink_callback *cb)
 {
+	char name[NF_CUCKOO_NAME_MAXLEN];
 	void *hdr;
+	u32 id;
 
 	hdr = genlmsg_put(skb, portid, seq, &nfcf_genl_family, flags,
 			  NF_CUCKOO_CMD_GET);
@@ -565,7 +589,9 @@ static int nfcf_fill_get(struct sk_buff *skb, struct nfcf_filter *f, u32 portid,
 		return -EMSGSIZE;
 	if (cb)
 		nl_dump_check_consistent(cb, genlmsg_nlhdr(hdr));
-	if (nfcf_nl_put_filter(skb, f, true, false)) {
+	nfcf_filter_name_id(f, name, &id);
+	if (nfcf_nl_put_filter(skb, f, true, false) ||
+	    nfcf_bind_put(skb, nn, id)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -647,11 +673,11 @@ static int nfcf_cmd_del(struct sk_buff *skb, struct genl_info *info)
 	f = nfcf_get_filter(info, true);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	if (!nfcf_net_remove(nfcf_net(genl_info_net(info)), f)) {
+	err = nfcf_net_destroy(nfcf_net(genl_info_net(info)), f, info->extack);
+	if (err == -ENOENT) {
 		nfcf_lookup_errmsg(-ENOENT, info->attrs[NF_CUCKOO_A_NAME],
 				   info->extack);
-		err = -ENOENT;
-	} else if (!READ_ONCE(f->loading)) {
+	} else if (!err && !READ_ONCE(f->loading)) {
 		/* A restore that never went live announced nothing. */
 		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_DEL);
 	}
@@ -674,7 +700,8 @@ static int nfcf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = nfcf_fill_get(msg, f, info->snd_portid, info->snd_seq, 0, NULL);
+	err = nfcf_fill_get(msg, nfcf_net(genl_info_net(info)), f,
+			    info->snd_portid, info->snd_seq, 0, NULL);
 	if (err) {
 		nlmsg_free(msg);
 		goto out;
@@ -697,7 +724,7 @@ static int nfcf_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	list_for_each_entry(f, &nn->filters, node) {
 		if (idx++ < start)
 			continue;
-		if (nfcf_fill_get(skb, f, NETLINK_CB(cb->skb).portid,
+		if (nfcf_fill_get(skb, nn, f, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb)) {
 			idx--;
 			break;
@@ -1494,6 +1521,54 @@ static int nfcf_cmd_swap(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* IFINDEX and BIND_POINT, required: 0 or -EINVAL (the missing one named). */
+static int nfcf_bind_attrs(struct genl_info *info, int *ifindex, u8 *point)
+{
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_IFINDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_BIND_POINT)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "missing device index or attach point (NF_CUCKOO_A_IFINDEX, NF_CUCKOO_A_BIND_POINT)");
+		return -EINVAL;
+	}
+	*ifindex = nla_get_u32(info->attrs[NF_CUCKOO_A_IFINDEX]);
+	*point = nla_get_u8(info->attrs[NF_CUCKOO_A_BIND_POINT]);
+	return 0;
+}
+
+static int nfcf_cmd_bind(struct sk_buff *skb, struct genl_info *info)
+{
+	int ifindex, err;
+	u32 prog_id = 0;
+	u8 point;
+
+	err = nfcf_bind_attrs(info, &ifindex, &point);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, NF_CUCKOO_A_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing filter id (NF_CUCKOO_A_ID)");
+		return -EINVAL;
+	}
+	if (info->attrs[NF_CUCKOO_A_PROG_ID])
+		prog_id = nla_get_u32(info->attrs[NF_CUCKOO_A_PROG_ID]);
+	return nfcf_bind_add(nfcf_net(genl_info_net(info)),
+			     nla_get_u32(info->attrs[NF_CUCKOO_A_ID]), ifindex,
+			     point, prog_id, info->extack);
+}
+
+static int nfcf_cmd_unbind(struct sk_buff *skb, struct genl_info *info)
+{
+	int ifindex, err;
+	u8 point;
+
+	err = nfcf_bind_attrs(info, &ifindex, &point);
+	if (err)
+		return err;
+	err = nfcf_bind_del(nfcf_net(genl_info_net(info)), ifindex, point);
+	if (err)
+		NL_SET_ERR_MSG_MOD(info->extack, "no filter is bound at that point of that device");
+	return err;
+}
+
 static const struct genl_ops nfcf_genl_ops[] = {
 	{
 		.cmd = NF_CUCKOO_CMD_NEW,
@@ -1573,6 +1648,18 @@ static const struct genl_ops nfcf_genl_ops[] = {
 		.cmd = NF_CUCKOO_CMD_SWAP,
 		.doit = nfcf_cmd_swap,
 		.policy = nfcf_swap_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NF_CUCKOO_CMD_BIND,
+		.doit = nfcf_cmd_bind,
+		.policy = nfcf_bind_policy,
+		.maxattr = NF_CUCKOO_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd = NF_CUCKOO_CMD_UNBIND,
+		.doit = nfcf_cmd_unbind,
+		.policy = nfcf_unbind_policy,
 		.maxattr = NF_CUCKOO_A_MAX,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},

@@ -10,6 +10,7 @@
 #include <net/netns/generic.h>
 
 #include "netns.h"
+#include "bind.h"
 #include "hook.h"
 
 static unsigned int netns_mem_max_mb = 256;
@@ -394,6 +395,36 @@ bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f)
 }
 
 /**
+ * nfcf_net_destroy - take a filter no program is bound to out of its namespace
+ * @nn:		the namespace
+ * @f:		the filter (the caller holds a reference)
+ * @extack:	names the device of a program bound to it
+ *
+ * As nfcf_net_remove(), for a user's DEL: a filter a program is bound to
+ * (NF_CUCKOO_CMD_BIND) stays.
+ * Return: 0, -ENOENT (removed already) or -EBUSY.
+ */
+int nfcf_net_destroy(struct nfcf_net *nn, struct nfcf_filter *f,
+		     struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	mutex_lock(&nn->lock);
+	if (f->dead) {
+		err = -ENOENT;
+	} else if (!f->loading && nfcf_bind_busy(nn, f->id, extack)) {
+		err = -EBUSY;
+	} else {
+		nfcf_net_unlink(nn, f);
+		nfcf_hooks_sync(nn, NULL);
+	}
+	mutex_unlock(&nn->lock);
+	if (!err)
+		nfcf_filter_put(f);
+	return err;
+}
+
+/**
  * nfcf_net_swap - exchange the names of two live filters
  * @nn:		the namespace
  * @names:	the two names, distinct
@@ -540,6 +571,7 @@ static int __net_init nfcf_net_init(struct net *net)
 	INIT_LIST_HEAD(&nn->filters);
 	INIT_LIST_HEAD(&nn->reserved);
 	INIT_LIST_HEAD(&nn->hooks);
+	INIT_LIST_HEAD(&nn->binds);
 	xa_init_flags(&nn->ids, XA_FLAGS_ALLOC1);
 	spin_lock_init(&nn->ev_lock);
 	nn->net = net;
@@ -556,7 +588,7 @@ static void __net_exit nfcf_net_pre_exit(struct net *net)
 	struct nfcf_net *nn = nfcf_net(net);
 
 	mutex_lock(&nn->lock);
-	nn->dying = true;
+	WRITE_ONCE(nn->dying, true);
 	nfcf_hooks_sync(nn, NULL);
 	mutex_unlock(&nn->lock);
 }
@@ -567,6 +599,7 @@ static void __net_exit nfcf_net_exit(struct net *net)
 	struct nfcf_filter *f, *tmp;
 	LIST_HEAD(gone);
 
+	nfcf_binds_free(nn);
 	mutex_lock(&nn->lock);
 	list_for_each_entry_safe(f, tmp, &nn->filters, node) {
 		nfcf_net_unlink(nn, f);
@@ -598,6 +631,7 @@ static void __net_exit nfcf_net_exit_batch(struct list_head *net_exit_list)
 		WARN_ON_ONCE(!list_empty(&nn->reserved));
 		WARN_ON_ONCE(!list_empty(&nn->hooks));
 		WARN_ON_ONCE(!xa_empty(&nn->ids));
+		WARN_ON_ONCE(!list_empty(&nn->binds));
 		xa_destroy(&nn->ids);
 		mutex_destroy(&nn->lock);
 	}

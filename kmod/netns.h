@@ -30,6 +30,10 @@
  *		sees it, erased when it is removed.  Written under @lock,
  *		read under RCU by BPF programs (nfcf_net_live_rcu())
  * @next_id:	where the cyclic allocation of @ids goes on from
+ * @binds:	the programs that consult filters, as their binders said
+ *		(struct nfcf_bind, bind.c): written under @lock, read under
+ *		RCU
+ * @nbinds:	how many, under @lock
  * @net:	the namespace itself
  * @mem:	bytes charged by the namespace's filters from their
  *		reservation until they (or the stages a flush dropped) are
@@ -52,6 +56,8 @@ struct nfcf_net {
 	struct list_head hooks;
 	struct xarray ids;
 	u32 next_id;
+	struct list_head binds;
+	unsigned int nbinds;
 	struct net *net;
 	u64 mem;
 	spinlock_t mem_lock;	/* see the kernel-doc above */
@@ -73,6 +79,8 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 				    bool loading_ok);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
+int nfcf_net_destroy(struct nfcf_net *nn, struct nfcf_filter *f,
+		     struct netlink_ext_ack *extack);
 struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id);
 int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);

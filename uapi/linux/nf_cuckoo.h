@@ -21,6 +21,10 @@
  *   version 6: NF_CUCKOO_CMD_SWAP, NF_CUCKOO_A_NAME2, NF_CUCKOO_EVENT_SWAP.
  *   version 7: NF_CUCKOO_A_ID, and the BPF kfuncs bpf_nfcf_xdp_test() and
  *	bpf_nfcf_skb_test() (see "BPF programs" below).
+ *   version 8: NF_CUCKOO_HOOK_NONE; NF_CUCKOO_STATS_A_XDP_LOOKUPS,
+ *	_XDP_MATCHES, _TC_LOOKUPS, _TC_MATCHES; NF_CUCKOO_CMD_BIND, _UNBIND,
+ *	NF_CUCKOO_A_IFINDEX, _BIND_POINT, _PROG_ID, _BIND, and DEL's -EBUSY
+ *	for a filter bound to a program.
  *
  * Transport
  * =========
@@ -56,7 +60,7 @@
  *	is in /sys/module/nf_cuckoo/parameters/mem_used_bytes (read-only,
  *	bytes).  Defaults are listed with each attribute.
  * NF_CUCKOO_CMD_DEL		destroy a filter (also aborts a load in progress).
- *	R NAME.
+ *	R NAME.  -EBUSY if a program is bound to it (see BIND).
  * NF_CUCKOO_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
  *	every filter of the namespace (NAME ignored).  Each reply (cmd
  *	NF_CUCKOO_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
@@ -96,6 +100,23 @@
  *	under another name (NEW and ADD_ENTRIES, or a restore), live and
  *	enabled beside the old one, SWAP them, DEL the old one.  A request
  *	that found a filter by name before the swap acts on that filter.
+ *	The ids (NF_CUCKOO_A_ID) go with the names, and so do the binds.
+ * NF_CUCKOO_CMD_BIND		record that a BPF program attached to a device
+ *	consults a filter (what `cfctl xdp attach` and `cfctl tc attach`
+ *	do once the program runs), so that the filter cannot be destroyed
+ *	under it: DEL of a bound filter fails with -EBUSY and an extended
+ *	ack naming the device, as ipset refuses to destroy a set a rule
+ *	uses.  R ID (the id the program asks, a live filter's, else
+ *	-ENOENT), R IFINDEX (a device of the namespace, else -ENODEV),
+ *	R BIND_POINT; o PROG_ID (reported back, for the user).
+ *	A device has one bind per point: a second replaces the first.  At
+ *	most NF_CUCKOO_BINDS_MAX a namespace (-ENOSPC).  The module does
+ *	not see the program: a bind is the word of whoever attached it,
+ *	and lasts until UNBIND, until the device leaves the namespace, or
+ *	with the namespace.  Binds follow ids: SWAP moves them with the
+ *	names.  GET reports a filter's binds (NF_CUCKOO_A_BIND).
+ * NF_CUCKOO_CMD_UNBIND	forget the bind of a device's point.  R IFINDEX,
+ *	R BIND_POINT; -ENOENT if there is none.
  *
  * Batches (ADD_ENTRIES, DEL_ENTRIES, TEST_ENTRIES)
  * =======
@@ -360,7 +381,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	7
+#define NF_CUCKOO_GENL_VERSION	8
 /* The multicast group of NF_CUCKOO_CMD_EVENT messages (see "Events"). */
 #define NF_CUCKOO_MCGRP_EVENTS		"events"
 
@@ -383,6 +404,25 @@
  * once for full addresses: at most 1 + NF_CUCKOO_PREFIXES_MAX probes.
  */
 #define NF_CUCKOO_PREFIXES_MAX		32
+
+/* The most binds (NF_CUCKOO_CMD_BIND) of a network namespace. */
+#define NF_CUCKOO_BINDS_MAX		1024
+
+/**
+ * enum nf_cuckoo_bind_point - where a bound program is attached
+ *
+ * @NF_CUCKOO_BIND_XDP: the device's XDP hook
+ * @NF_CUCKOO_BIND_TC_INGRESS: its tc ingress (clsact)
+ * @NF_CUCKOO_BIND_TC_EGRESS: its tc egress (clsact)
+ */
+enum nf_cuckoo_bind_point {
+	NF_CUCKOO_BIND_XDP = 0,
+	NF_CUCKOO_BIND_TC_INGRESS = 1,
+	NF_CUCKOO_BIND_TC_EGRESS = 2,
+
+	__NF_CUCKOO_BIND_MAX
+};
+#define NF_CUCKOO_BIND_MAX (__NF_CUCKOO_BIND_MAX - 1)
 
 /* Fingerprint bits, bucket size and search bound accepted at creation. */
 #define NF_CUCKOO_FP_BITS_MIN		6
@@ -428,6 +468,8 @@ enum nf_cuckoo_cmd {
 	NF_CUCKOO_CMD_LOAD_END,
 	NF_CUCKOO_CMD_EVENT,
 	NF_CUCKOO_CMD_SWAP,
+	NF_CUCKOO_CMD_BIND,
+	NF_CUCKOO_CMD_UNBIND,
 
 	__NF_CUCKOO_CMD_MAX
 };
@@ -467,6 +509,10 @@ enum nf_cuckoo_key_field {
 /**
  * enum nf_cuckoo_hook - where a filter is consulted (same numbers as the
  * kernel's NF_INET_* hooks)
+ *
+ * @NF_CUCKOO_HOOK_NONE: nowhere of its own: the filter registers no
+ *	netfilter hook and is consulted only by the BPF programs that ask
+ *	it (see "BPF programs"); PRIORITY is ignored
  */
 enum nf_cuckoo_hook {
 	NF_CUCKOO_HOOK_PREROUTING = 0,
@@ -474,6 +520,7 @@ enum nf_cuckoo_hook {
 	NF_CUCKOO_HOOK_FORWARD = 2,
 	NF_CUCKOO_HOOK_OUTPUT = 3,
 	NF_CUCKOO_HOOK_POSTROUTING = 4,
+	NF_CUCKOO_HOOK_NONE = 5,
 
 	__NF_CUCKOO_HOOK_MAX
 };
@@ -728,10 +775,18 @@ enum nf_cuckoo_event {
  * @NF_CUCKOO_A_STAGE_INDEX: u8, a stage, from 0 (events)
  * @NF_CUCKOO_A_NAME2: the other filter's name, as NF_CUCKOO_A_NAME (SWAP;
  *	NF_CUCKOO_EVENT_SWAP)
- * @NF_CUCKOO_A_ID: u32 (GET and SAVE replies), the filter's id in its
+ * @NF_CUCKOO_A_ID: u32 (GET and SAVE replies; BIND), the filter's id in its
  *	network namespace, >= 1, what BPF programs name it by: it goes with
  *	the name when SWAP exchanges two filters' names, and is not given to
  *	another filter until some 2^31 more have been made
+ * @NF_CUCKOO_A_IFINDEX: u32, >= 1, a device's index in the namespace
+ *	(BIND, UNBIND; in NF_CUCKOO_A_BIND)
+ * @NF_CUCKOO_A_BIND_POINT: u8, enum nf_cuckoo_bind_point (BIND, UNBIND;
+ *	in NF_CUCKOO_A_BIND)
+ * @NF_CUCKOO_A_PROG_ID: u32, the BPF program's id (BIND; in
+ *	NF_CUCKOO_A_BIND, 0 if none was given)
+ * @NF_CUCKOO_A_BIND: nested (GET replies), one per bind of the filter:
+ *	IFINDEX, BIND_POINT, PROG_ID
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -781,6 +836,10 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_STAGE_INDEX,
 	NF_CUCKOO_A_NAME2,
 	NF_CUCKOO_A_ID,
+	NF_CUCKOO_A_IFINDEX,
+	NF_CUCKOO_A_BIND_POINT,
+	NF_CUCKOO_A_PROG_ID,
+	NF_CUCKOO_A_BIND,
 
 	__NF_CUCKOO_A_MAX
 };
@@ -916,10 +975,23 @@ struct nf_cuckoo_prefix_count {
  * @NF_CUCKOO_STATS_A_NBUCKETS: u64, buckets
  * @NF_CUCKOO_STATS_A_VICTIM: u8, 1 while the victim slot is taken: the table is
  *	full and every add fails until something is deleted
- * @NF_CUCKOO_STATS_A_PKT_LOOKUPS: u64, packets looked up
- * @NF_CUCKOO_STATS_A_PKT_MATCHES: u64, packets that matched (after INVERT)
- * @NF_CUCKOO_STATS_A_PKT_DROPPED: u64, packets dropped
- * @NF_CUCKOO_STATS_A_PKT_MARKED: u64, packets marked
+ * @NF_CUCKOO_STATS_A_PKT_LOOKUPS: u64, packets looked up, by the filter's
+ *	hook and by BPF programs together
+ * @NF_CUCKOO_STATS_A_PKT_MATCHES: u64, packets that matched (after INVERT),
+ *	the same
+ * @NF_CUCKOO_STATS_A_PKT_DROPPED: u64, packets the hook dropped
+ * @NF_CUCKOO_STATS_A_PKT_MARKED: u64, packets the hook marked
+ * @NF_CUCKOO_STATS_A_XDP_LOOKUPS: u64, of PKT_LOOKUPS, those XDP programs
+ *	asked about (bpf_nfcf_xdp_test())
+ * @NF_CUCKOO_STATS_A_XDP_MATCHES: u64, of PKT_MATCHES, the XDP programs'
+ * @NF_CUCKOO_STATS_A_TC_LOOKUPS: u64, of PKT_LOOKUPS, those tc programs
+ *	asked about (bpf_nfcf_skb_test())
+ * @NF_CUCKOO_STATS_A_TC_MATCHES: u64, of PKT_MATCHES, the tc programs'
+ *
+ * What a program does with a match is its own: the program cfctl
+ * attaches drops it, and counts nothing more.  The hook's share of
+ * lookups and matches is what XDP and tc leave of PKT_LOOKUPS and
+ * PKT_MATCHES.
  */
 enum nf_cuckoo_stats_attr {
 	NF_CUCKOO_STATS_A_UNSPEC,
@@ -935,6 +1007,10 @@ enum nf_cuckoo_stats_attr {
 	NF_CUCKOO_STATS_A_PKT_MATCHES,
 	NF_CUCKOO_STATS_A_PKT_DROPPED,
 	NF_CUCKOO_STATS_A_PKT_MARKED,
+	NF_CUCKOO_STATS_A_XDP_LOOKUPS,
+	NF_CUCKOO_STATS_A_XDP_MATCHES,
+	NF_CUCKOO_STATS_A_TC_LOOKUPS,
+	NF_CUCKOO_STATS_A_TC_MATCHES,
 
 	__NF_CUCKOO_STATS_A_MAX
 };
