@@ -44,6 +44,9 @@ top=$PWD
 KVER=${1:-$(scripts/kver.sh)} || exit 1
 VERSION=$(dpkg-parsechangelog -l debian/changelog -S Version)
 work=$top/build/install-test/$KVER
+# The copies of the tree below build a Debian 13 kernel's module in this
+# tree's build root.
+export NFC_BUILDROOT_DIR=${NFC_BUILDROOT_DIR:-$top/build/buildroot}
 n=0
 failed=0
 parts=" ${TEST_INSTALL_PARTS:-0 1 2 3} "
@@ -142,11 +145,14 @@ point $? "module: a warning is an error with NFCF_WERROR=1 (make check) only, no
 rm -rf "$fl"
 fi
 
-# 1. make install / make uninstall.
+# 1. make install / make uninstall, from a copy of the tree: make check
+# runs this beside stages that build in the tree itself.
 if part 1; then
+src=$work/src
+tree_copy "$src"
 kdir=$work/make-install
 kernel_copy "$kdir"
-out=$(make -s install KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
+out=$(make -s -C "$src" install KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 point $? "make install DESTDIR=... puts the module in updates/ and runs depmod" "$out"
 grep -q "^updates/nf_cuckoo.ko:" "$kdir/lib/modules/$KVER/modules.dep"
 point $? "depmod indexed updates/nf_cuckoo.ko in the copied tree"
@@ -167,24 +173,24 @@ point $? "make install puts the adapter's logrotate file in /etc/logrotate.d"
 cmp -s tools/systemd/nf-cuckoo.service \
 	"$kdir/usr/local/lib/systemd/system/nf-cuckoo.service"
 point $? "make install puts nf-cuckoo.service in \$PREFIX/lib/systemd/system"
-out=$(make -s uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
+out=$(make -s -C "$src" uninstall KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 left=$(find "$kdir/usr" "$kdir/etc" "$kdir/lib/modules/$KVER/updates" -type f 2>/dev/null)
 ! grep -q nf_cuckoo "$kdir/lib/modules/$KVER/modules.dep" && [ -z "$left" ]
 point $? "make uninstall removes what make install put" "$out$left"
 # PREFIX=/usr: the unit where Debian's packages put theirs.
 rm -rf "$work/usr-prefix"
-out=$(make -s install KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
+out=$(make -s -C "$src" install KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
 rc=$?
 [ "$rc" = 0 ] && cmp -s tools/systemd/nf-cuckoo.service \
 	"$work/usr-prefix/lib/systemd/system/nf-cuckoo.service"
 point $? "make install PREFIX=/usr puts nf-cuckoo.service in /lib/systemd/system" "$out"
-out=$(make -s uninstall KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
+out=$(make -s -C "$src" uninstall KVER="$KVER" DESTDIR="$work/usr-prefix" PREFIX=/usr 2>&1)
 left=$(find "$work/usr-prefix" -type f 2>/dev/null)
 [ -z "$left" ]
 point $? "... and make uninstall removes it" "$out$left"
 rm -rf "$work/usr-prefix"
 rm -rf "$work/none"
-out=$(make -s install KVER=0.0.0-none DESTDIR="$work/none" 2>&1)
+out=$(make -s -C "$src" install KVER=0.0.0-none DESTDIR="$work/none" 2>&1)
 rc=$?
 [ "$rc" != 0 ] && grep -q "install linux-headers-0.0.0-none" <<<"$out" &&
 	[ ! -e "$work/none" ]
