@@ -34,7 +34,7 @@ buildroot() {
 }
 
 PKGS="
-make gcc clang libclang-rt-14-dev llvm libbpf-dev
+make gcc clang libclang-rt-14-dev llvm libbpf-dev libxdp-dev
 linux-headers-amd64 kmod cpio
 qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev pkg-config

@@ -7,12 +7,29 @@
 #include <string.h>
 
 #include "verbs.h"
+#include "xdp.h"
 #ifdef CFCTL_FAKE
 #include "fake_nl.h"
 #endif
 
 struct cfctl_opts opts;
 const char *verb_name;
+
+#ifdef CFCTL_FAKE
+/* The fake has no kernel to attach a program to. */
+int cmd_xdp(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	errmsg("cfctl_fake has no devices: xdp and tc need the kernel");
+	return EXIT_FAIL;
+}
+
+int cmd_tc(int argc, char **argv)
+{
+	return cmd_xdp(argc, argv);
+}
+#endif
 
 void errmsg(const char *fmt, ...)
 {
@@ -89,7 +106,8 @@ static const struct verb verbs[] = {
 	  "  semisort  semi-sorted buckets: one bit per item less for the same\n"
 	  "            fingerprint and rate, bucket 4 only; nosemisort: plain\n"
 	  "            buckets even with fpr (the default without fpr)\n"
-	  "  H         prerouting, input, forward, output, postrouting\n"
+	  "  H         prerouting, input, forward, output, postrouting, or none:\n"
+	  "            no hook of its own, for XDP and tc programs (see xdp)\n"
 	  "  P         a number, or raw, mangle, dstnat, filter, security, srcnat\n"
 	  "  action    drop the packet, count it only, or set its mark\n"
 	  "  bidirectional  an entry matches both directions of its flow\n"
@@ -237,6 +255,28 @@ static const struct verb verbs[] = {
 	  "                                 too slowly); printed where they were\n"
 	  "Never the entries themselves.  Needs CAP_NET_ADMIN.  rcvbuf: the\n"
 	  "socket's receive buffer (default 8 MiB, or net.core.rmem_max).\n" },
+	{ "xdp", NULL, cmd_xdp,
+	  "xdp attach DEV FILTER [mode native|generic|auto] | detach DEV | show [DEV]",
+	  "Drop FILTER's flows at XDP on device DEV, before the kernel builds a\n"
+	  "socket buffer for them: attach loads nf_cuckoo's program\n"
+	  "(nf_cuckoo.bpf.o) for FILTER, whose action must be drop, through\n"
+	  "libxdp's dispatcher, so that it shares DEV with other XDP programs.\n"
+	  "mode auto (the default) takes native where DEV's driver has it, else\n"
+	  "generic; attach says which it got.  The program reads Ethernet, up to\n"
+	  "two VLAN tags, IPv4 and IPv6 (extension headers, fragments) and TCP,\n"
+	  "UDP, UDP-Lite, SCTP and DCCP ports, builds the key as the filter's\n"
+	  "hook does and drops the packet if it matches; it counts in the\n"
+	  "filter's lookups and matches.  detach removes it from DEV; show lists\n"
+	  "the devices that have it, with their filter, mode and program id (-j:\n"
+	  "JSON).  The filter is named by its id: a filter swapped in under the\n"
+	  "name (restore -replace, compact) is the one consulted; a destroyed\n"
+	  "one matches nothing.  Needs the module's BTF (see README).\n" },
+	{ "tc", NULL, cmd_tc,
+	  "tc attach DEV ingress|egress FILTER | detach DEV ingress|egress | show [DEV]",
+	  "As xdp, at tc (a clsact qdisc, created if missing, and a BPF filter at\n"
+	  "handle 0xcf, priority 1): for traffic leaving DEV (egress) and for\n"
+	  "devices without XDP.  A packet that does not match goes on to the\n"
+	  "next tc filter.\n" },
 	{ "help", NULL, NULL, "help [COMMAND]", "Show help." },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

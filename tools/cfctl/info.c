@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,42 @@ void stage_json(const struct stage_info *si, struct json_object *o)
  * The attributes a reply repeats, one per stage, oldest first: STAGE
  * (GET) and IMAGE_HEADER (SAVE).
  */
+const char *bind_point_name(uint8_t point)
+{
+	switch (point) {
+	case NF_CUCKOO_BIND_XDP:
+		return "xdp";
+	case NF_CUCKOO_BIND_TC_INGRESS:
+		return "ingress";
+	case NF_CUCKOO_BIND_TC_EGRESS:
+		return "egress";
+	default:
+		return NULL;
+	}
+}
+
+/* Decode a BIND nest: 0, or -1 if it is not one. */
+static int bind_parse(struct nlattr *nest, struct bind_info *b)
+{
+	struct nlattr *tb[NF_CUCKOO_A_MAX + 1];
+
+	if (nla_parse_nested(tb, NF_CUCKOO_A_MAX, nest, NULL) ||
+	    !tb[NF_CUCKOO_A_IFINDEX] || !tb[NF_CUCKOO_A_BIND_POINT])
+		return -1;
+	b->ifindex = get_u32(tb[NF_CUCKOO_A_IFINDEX]);
+	b->point = get_u8(tb[NF_CUCKOO_A_BIND_POINT]);
+	b->prog_id = get_u32(tb[NF_CUCKOO_A_PROG_ID]);
+	return 0;
+}
+
+/* A bind's device, by name if it has one here. */
+static const char *bind_dev(const struct bind_info *b, char *buf)
+{
+	if (!if_indextoname(b->ifindex, buf))
+		sprintf(buf, "ifindex %" PRIu32, b->ifindex);
+	return buf;
+}
+
 static void info_parse_stages(struct nlmsghdr *nlh, struct filter_info *fi)
 {
 	struct nlattr *a;
@@ -75,6 +113,9 @@ static void info_parse_stages(struct nlmsghdr *nlh, struct filter_info *fi)
 		    fi->nstages < NF_CUCKOO_STAGES_MAX &&
 		    !stage_parse(a, &fi->stage[fi->nstages]))
 			fi->nstages++;
+		if (nla_type(a) == NF_CUCKOO_A_BIND && fi->nbinds < BINDS_SHOWN &&
+		    !bind_parse(a, &fi->bind[fi->nbinds]))
+			fi->nbinds++;
 		if (nla_type(a) == NF_CUCKOO_A_IMAGE_HEADER &&
 		    fi->nimages < NF_CUCKOO_STAGES_MAX &&
 		    l > 0 && l <= NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
@@ -139,6 +180,10 @@ int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
 		fi->st.matches = get_u64(st[NF_CUCKOO_STATS_A_PKT_MATCHES]);
 		fi->st.dropped = get_u64(st[NF_CUCKOO_STATS_A_PKT_DROPPED]);
 		fi->st.marked = get_u64(st[NF_CUCKOO_STATS_A_PKT_MARKED]);
+		fi->st.xdp_lookups = get_u64(st[NF_CUCKOO_STATS_A_XDP_LOOKUPS]);
+		fi->st.xdp_matches = get_u64(st[NF_CUCKOO_STATS_A_XDP_MATCHES]);
+		fi->st.tc_lookups = get_u64(st[NF_CUCKOO_STATS_A_TC_LOOKUPS]);
+		fi->st.tc_matches = get_u64(st[NF_CUCKOO_STATS_A_TC_MATCHES]);
 	}
 	fi->has_grow = tb[NF_CUCKOO_A_GROW] && tb[NF_CUCKOO_A_GROW_FACTOR] &&
 		       tb[NF_CUCKOO_A_STAGES_MAX];
@@ -415,6 +460,13 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Name: %s\n", fi->name);
 	if (fi->id)
 		fprintf(f, "Id: %" PRIu32 "\n", fi->id);
+	for (size_t i = 0; i < fi->nbinds; i++) {
+		char dev[IF_NAMESIZE + 24];
+
+		fprintf(f, "Attached: %s %s (program %" PRIu32 ")\n",
+			bind_point_name(fi->bind[i].point) ?: "?",
+			bind_dev(&fi->bind[i], dev), fi->bind[i].prog_id);
+	}
 	fprintf(f, "Type: cuckoo family %s key %s\n", family_name(fi->family),
 		key);
 	fprintf(f, "Header: capacity %" PRIu64 " fingerprint %u bucket %u%s kicks %u fpr %s\n",
@@ -463,7 +515,25 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Packets: lookups %" PRIu64 " matches %" PRIu64
 		   " dropped %" PRIu64 " marked %" PRIu64 "\n",
 		fi->st.lookups, fi->st.matches, fi->st.dropped, fi->st.marked);
+	if (fi->st.xdp_lookups || fi->st.tc_lookups)
+		fprintf(f, "Packets by path: hook %" PRIu64 "/%" PRIu64
+			   " xdp %" PRIu64 "/%" PRIu64 " tc %" PRIu64 "/%" PRIu64
+			   " (lookups/matches)\n",
+			fi->st.lookups - fi->st.xdp_lookups - fi->st.tc_lookups,
+			fi->st.matches - fi->st.xdp_matches - fi->st.tc_matches,
+			fi->st.xdp_lookups, fi->st.xdp_matches,
+			fi->st.tc_lookups, fi->st.tc_matches);
 	print_stages(fi, f);
+}
+
+/* One path's share of the packet counters. */
+static struct json_object *path_json(uint64_t lookups, uint64_t matches)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "lookups", json_object_new_uint64(lookups));
+	json_object_object_add(o, "matches", json_object_new_uint64(matches));
+	return o;
 }
 
 /* Growth: its settings, and each stage with the whole bound (GET). */
@@ -501,6 +571,23 @@ struct json_object *info_json(const struct filter_info *fi)
 	json_object_object_add(o, "name", json_object_new_string(fi->name));
 	if (fi->id)
 		json_object_object_add(o, "id", json_object_new_uint64(fi->id));
+	if (fi->nbinds) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < fi->nbinds; i++) {
+			struct json_object *bo = json_object_new_object();
+			char dev[IF_NAMESIZE + 24];
+
+			json_object_object_add(bo, "dev", json_object_new_string(
+				bind_dev(&fi->bind[i], dev)));
+			json_object_object_add(bo, "attach", json_object_new_string(
+				bind_point_name(fi->bind[i].point) ?: "?"));
+			json_object_object_add(bo, "prog_id",
+					       json_object_new_uint64(fi->bind[i].prog_id));
+			json_object_array_add(a, bo);
+		}
+		json_object_object_add(o, "attached", a);
+	}
 	json_object_object_add(o, "family",
 			       json_object_new_string(family_name(fi->family)));
 	for (b = 1; b <= NF_CUCKOO_KEY_PROTO; b <<= 1)
@@ -569,6 +656,13 @@ struct json_object *info_json(const struct filter_info *fi)
 		json_object_object_add(p, "matches", json_object_new_uint64(fi->st.matches));
 		json_object_object_add(p, "dropped", json_object_new_uint64(fi->st.dropped));
 		json_object_object_add(p, "marked", json_object_new_uint64(fi->st.marked));
+		json_object_object_add(p, "hook", path_json(
+			fi->st.lookups - fi->st.xdp_lookups - fi->st.tc_lookups,
+			fi->st.matches - fi->st.xdp_matches - fi->st.tc_matches));
+		json_object_object_add(p, "xdp", path_json(fi->st.xdp_lookups,
+							   fi->st.xdp_matches));
+		json_object_object_add(p, "tc", path_json(fi->st.tc_lookups,
+							  fi->st.tc_matches));
 		json_object_object_add(s, "packets", p);
 		json_object_object_add(o, "stats", s);
 	}

@@ -23,6 +23,12 @@ int stage_parse(struct nlattr *nest, struct stage_info *si);
 /* Its fields as members of JSON object o. */
 void stage_json(const struct stage_info *si, struct json_object *o);
 
+/* The binds of a filter that show lists. */
+#define BINDS_SHOWN	16
+
+/* "xdp", "ingress", "egress" (as cfctl xdp/tc show says), or NULL. */
+const char *bind_point_name(uint8_t point);
+
 struct filter_info {
 	char name[NF_CUCKOO_NAME_MAXLEN];
 	uint32_t id;		/* NF_CUCKOO_A_ID, 0 from a module before 7 */
@@ -45,6 +51,8 @@ struct filter_info {
 		uint32_t load_ppm;
 		bool victim;
 		uint64_t lookups, matches, dropped, marked;
+		/* Of lookups and matches, BPF programs' (a module of 8 on) */
+		uint64_t xdp_lookups, xdp_matches, tc_lookups, tc_matches;
 	} st;
 	/* NF_CUCKOO_A_PREFIXES */
 	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
@@ -62,6 +70,12 @@ struct filter_info {
 	size_t nimages;
 	uint64_t table_bytes;
 	bool has_image;
+	/* GET: the programs bound to it (NF_CUCKOO_A_BIND), a module of 8 on */
+	struct bind_info {
+		uint32_t ifindex, prog_id;
+		uint8_t point;		/* enum nf_cuckoo_bind_point */
+	} bind[BINDS_SHOWN];
+	size_t nbinds;
 };
 
 /* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */

@@ -248,6 +248,9 @@ static const char *const attr_names[] = {
 	[NF_CUCKOO_A_STAGES_MAX] = "stages",
 	[NF_CUCKOO_A_NAME2] = "second filter name",
 	[NF_CUCKOO_A_ID] = "id",
+	[NF_CUCKOO_A_IFINDEX] = "device index",
+	[NF_CUCKOO_A_BIND_POINT] = "attach point",
+	[NF_CUCKOO_A_PROG_ID] = "program id",
 };
 
 const char *nfcf_attr_name(int t)

@@ -378,6 +378,7 @@ static const char *const hooks[] = {
 	[NF_CUCKOO_HOOK_FORWARD] = "forward",
 	[NF_CUCKOO_HOOK_OUTPUT] = "output",
 	[NF_CUCKOO_HOOK_POSTROUTING] = "postrouting",
+	[NF_CUCKOO_HOOK_NONE] = "none",
 };
 
 int parse_hook(const char *s, uint8_t *out)
@@ -737,7 +738,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 			ONCE(HAVE_HOOK);
 			NEED_VALUE();
 			if (parse_hook(v, &fs->hook)) {
-				seterr(err, errlen, "bad hook '%s' (want prerouting, input, forward, output or postrouting)", v);
+				seterr(err, errlen, "bad hook '%s' (want prerouting, input, forward, output, postrouting or none)", v);
 				return -1;
 			}
 		} else if (!for_set && !strcmp(k, "priority")) {

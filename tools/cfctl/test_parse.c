@@ -176,6 +176,8 @@ static void t_words(void)
 
 	CHECK(!parse_hook("prerouting", &b) && b == NF_CUCKOO_HOOK_PREROUTING, "prerouting");
 	CHECK(!parse_hook("postrouting", &b) && b == NF_CUCKOO_HOOK_POSTROUTING, "postrouting");
+	CHECK(!parse_hook("none", &b) && b == NF_CUCKOO_HOOK_NONE, "none");
+	CHECK(!strcmp(hook_name(NF_CUCKOO_HOOK_NONE), "none"), "hook_name none");
 	CHECK(parse_hook("ingress", &b), "ingress");
 	CHECK(!strcmp(hook_name(NF_CUCKOO_HOOK_FORWARD), "forward"), "hook_name");
 
