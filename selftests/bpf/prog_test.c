@@ -31,50 +31,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define DEFAULT_OBJ	"tools/cfctl/nf_cuckoo.bpf.o"
-#define ID_VAR		"nfcf_filter_id"
+#include "../../tools/cfctl/bpf/nf_cuckoo_prog.h"
+
+#define DEFAULT_OBJ	"tools/cfctl/" NFCF_PROG_OBJ
 #define PKT_MAX		4096
-
-/* Set the filter id in obj's read-only data, before the load (as cfctl). */
-static int set_filter_id(struct bpf_object *obj, __u32 id)
-{
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *t;
-	struct bpf_map *map;
-	const void *init;
-	struct btf *btf;
-	size_t size;
-	char *data;
-	int i, sec, err;
-
-	map = bpf_object__find_map_by_name(obj, ".rodata");
-	btf = bpf_object__btf(obj);
-	if (!map || !btf)
-		return -ENOENT;
-	init = bpf_map__initial_value(map, &size);
-	sec = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
-	if (!init || sec < 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, (__u32)sec);
-	vs = btf_var_secinfos(t);
-	for (i = 0; i < btf_vlen(t); i++, vs++) {
-		const struct btf_type *v = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, v->name_off), ID_VAR))
-			continue;
-		if (vs->offset + sizeof(id) > size)
-			return -EINVAL;
-		data = malloc(size);
-		if (!data)
-			return -ENOMEM;
-		memcpy(data, init, size);
-		memcpy(data + vs->offset, &id, sizeof(id));
-		err = bpf_map__set_initial_value(map, data, size);
-		free(data);
-		return err;
-	}
-	return -ENOENT;
-}
 
 static int hexval(int c)
 {
@@ -220,13 +180,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prog_test: cannot open %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	err = set_filter_id(obj, (__u32)id);
+	err = nfcf_prog_set_filter_id(obj, (__u32)id);
 	if (err) {
-		fprintf(stderr, "prog_test: %s: cannot set %s: %s\n", path, ID_VAR, strerror(-err));
+		fprintf(stderr, "prog_test: %s: cannot set %s: %s\n", path, NFCF_PROG_ID_VAR, strerror(-err));
 		return 1;
 	}
-	xdp = bpf_object__find_program_by_name(obj, "nf_cuckoo_xdp");
-	tc = bpf_object__find_program_by_name(obj, "nf_cuckoo_tc");
+	xdp = bpf_object__find_program_by_name(obj, NFCF_PROG_XDP);
+	tc = bpf_object__find_program_by_name(obj, NFCF_PROG_TC);
 	if (!xdp || !tc) {
 		fprintf(stderr, "prog_test: %s lacks nf_cuckoo_xdp or nf_cuckoo_tc\n", path);
 		return 1;

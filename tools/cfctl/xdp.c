@@ -30,14 +30,15 @@
 #include <linux/if_link.h>
 #include <xdp/libxdp.h>
 
+#include "bpf/nf_cuckoo_prog.h"
 #include "cfctl.h"
 #include "verbs.h"
 #include "xdp.h"
 
-#define PROG_OBJ	"nf_cuckoo.bpf.o"
-#define XDP_PROG	"nf_cuckoo_xdp"
-#define TC_PROG		"nf_cuckoo_tc"
-#define ID_VAR		"nfcf_filter_id"
+#define PROG_OBJ	NFCF_PROG_OBJ
+#define XDP_PROG	NFCF_PROG_XDP
+#define TC_PROG		NFCF_PROG_TC
+#define ID_VAR		NFCF_PROG_ID_VAR
 #define TC_HANDLE	0xcf
 #define TC_PRIO		1
 
@@ -200,47 +201,6 @@ static int filter_for_prog(const char *name, uint32_t *id)
 	*id = fi.id;
 	cfnl_close(&nl);
 	return r;
-}
-
-/* Set the filter id in obj's read-only data, before the load. */
-static int set_filter_id(struct bpf_object *obj, uint32_t id)
-{
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *t;
-	struct bpf_map *map;
-	const void *init;
-	struct btf *btf;
-	size_t size;
-	char *data;
-	int i, sec, err;
-
-	map = bpf_object__find_map_by_name(obj, ".rodata");
-	btf = bpf_object__btf(obj);
-	if (!map || !btf)
-		return -ENOENT;
-	init = bpf_map__initial_value(map, &size);
-	sec = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
-	if (!init || sec < 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, (uint32_t)sec);
-	vs = btf_var_secinfos(t);
-	for (i = 0; i < btf_vlen(t); i++, vs++) {
-		const struct btf_type *v = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, v->name_off), ID_VAR))
-			continue;
-		if (vs->offset + sizeof(id) > size)
-			return -EINVAL;
-		data = malloc(size);
-		if (!data)
-			return -ENOMEM;
-		memcpy(data, init, size);
-		memcpy(data + vs->offset, &id, sizeof(id));
-		err = bpf_map__set_initial_value(map, data, size);
-		free(data);
-		return err;
-	}
-	return -ENOENT;
 }
 
 /* The filter id a loaded program of ours consults, from its .rodata. */
@@ -430,7 +390,7 @@ static int xdp_attach(int argc, char **argv)
 	}
 	bpf_program__set_autoload(bpf_object__find_program_by_name(
 		xdp_program__bpf_obj(prog), TC_PROG), false);
-	err = set_filter_id(xdp_program__bpf_obj(prog), id);
+	err = nfcf_prog_set_filter_id(xdp_program__bpf_obj(prog), id);
 	if (err) {
 		errmsg("%s is not nf_cuckoo's program (no %s in it)", path, ID_VAR);
 		goto out;
@@ -702,7 +662,7 @@ static int tc_attach(int argc, char **argv)
 	bpf_program__set_autoload(bpf_object__find_program_by_name(obj, XDP_PROG),
 				  false);
 	prog = bpf_object__find_program_by_name(obj, TC_PROG);
-	if (!prog || set_filter_id(obj, id)) {
+	if (!prog || nfcf_prog_set_filter_id(obj, id)) {
 		errmsg("%s is not nf_cuckoo's program", path);
 		goto out;
 	}
