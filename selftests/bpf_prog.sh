@@ -18,8 +18,8 @@
 #  - SCTP, UDP-Lite, DCCP ports; ICMP and ICMPv6 (ports 0);
 #  - the IP length fields, not the frame, bound the key; malformed
 #    headers; an invert filter; no filter id, an unknown one;
-#  - past 16 IPv6 extension headers the addresses only (the program's
-#    bound, where the hook walks on);
+#  - IPv6 extension header chains of any length walked to their end, as
+#    the hook walks them (17, 40 and 200 headers);
 #  - every packet of several kinds cut at every length, raw and with its
 #    IP length cut to fit: no crash, the hook's verdict;
 #  - the filters counted exactly the lookups the programs should make.
@@ -76,7 +76,7 @@ SA, DA, SP, DP, PR = 1, 2, 4, 8, 16
 ADDRS, L3P, ALL = SA | DA, SA | DA | PR, 0x1f
 PORTS = {6, 17, 33, 132, 136}
 EXT = {0, 43, 44, 51, 60}
-BOUND = 16      # the program's NFCF_IPV6_EXT_MAX
+BOUND = None    # the program walks as far as the hook
 NAMES = {6: "tcp", 17: "udp", 33: "dccp", 132: "sctp", 136: "udplite",
          1: "icmp", 58: "icmpv6"}
 
@@ -532,14 +532,16 @@ group("noask", "nfcf_filter_id 0, and an id no filter has (-ENOENT): "
           (frame("f4", v4=dict(frag=1)), {"zero": P, "noent": P}),
       ])
 chain17 = bytes(frame("u6", ext=[DST() for _ in range(17)]))
-group("bound", "past 16 extension headers the program keeps the "
-      "addresses only (the hook would walk on): the one difference", [
-          (chain17, w(P, pa=P, src=D, inv=P)),
+group("long", "chains of 17, 40 and 200 extension headers are walked to "
+      "their end, as the hook walks them (no bound a sender could pass)", [
+          (chain17, w(D, pa=D, src=D)),
+          (bytes(frame("u6", ext=[DST() for _ in range(40)])), w(D, pa=D, src=D)),
+          (bytes(frame("u6", ext=[DST() for _ in range(200)])), w(D, pa=D, src=D)),
           (bytes(frame("u6", ext=[DST() for _ in range(15)] + [FRAG()])), w(D)),
-          (bytes(frame("u6", ext=[DST() for _ in range(16)] + [FRAG(off=8)])), w(P, pa=P, src=D)),
+          (bytes(frame("u6", ext=[DST() for _ in range(16)] + [FRAG(off=8)])), w(P, pa=D, src=D)),
       ])
-if expect("full", chain17, bound=None) != D:
-    MIRROR_BAD.append("the hook's walk would not drop 17 headers")
+if expect("full", chain17, bound=16) != P:
+    MIRROR_BAD.append("a walk bounded at 16 would not miss 17 headers")
 
 sweep("cut4", "IPv4 cut at every length (UDP with options behind a tag; "
       "SCTP; a non-first fragment): no crash, the hook's verdicts", [

@@ -33,6 +33,12 @@ multiset, with their marks) those the model lets through of the packets
 logged before it; and at the end each filter's counters (lookups, matches,
 drops, marks) must equal the model's.
 
+Last, every packet sent goes through the XDP and the tc program cfctl
+ships (--prog-test: selftests/bpf/prog_test.c, BPF_PROG_TEST_RUN), asking
+each filter in turn: the program must drop exactly the packets the model
+says that filter's hook matches (after the counters are compared: the
+program's lookups count in them too).
+
 Output: "ok DESC" / "not ok DESC" lines (a fixed number, POINTS), and
 "# ..." diagnostics; pkt_fuzz.sh turns them into TAP.
 """
@@ -65,7 +71,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfcpkt import csum  # noqa: E402
 
 # How many result lines this program prints: pkt_fuzz.sh plans on it.
-POINTS = 12
+POINTS = 13
 
 # Addresses: c -- r -- s.  s has a second address of each family.
 C4, R4C, R4S, S4, S4B = "10.1.0.2", "10.1.0.1", "10.2.0.1", "10.2.0.2", \
@@ -975,6 +981,63 @@ def kstats(args, log, judge=None):
         return {}, bad, "cfctl -j list: %s: %s" % (e, js[:300])
 
 
+def xdp_judge(args, filters, pkts, out):
+    """The packets through cfctl's XDP and tc program, each filter asked
+    in turn (prog_test, BPF_PROG_TEST_RUN): a verdict for each, against
+    the model's lookup of that filter at its hook."""
+    rc, txt = cfctl(args, "-j", "list")
+    try:
+        ids = {o["name"]: o["id"] for o in json.loads(txt)}
+    except (ValueError, KeyError, TypeError):
+        ids = {}
+    frames = []
+    for p in pkts:
+        if not p:
+            continue
+        ver = 6 if p[0] >> 4 == 6 else 4
+        frames.append((ver, p, bytes.fromhex("020000000001020000000002") +
+                       struct.pack("!H", 0x86dd if ver == 6 else 0x800) + p))
+    path = "/tmp/nfcfuzz-xdp.%d" % os.getpid()
+    with open(path, "w") as fh:
+        for i, (_, _, fr) in enumerate(frames):
+            fh.write("%d %s\n" % (i, fr.hex()))
+    bad, runs, drops = [], 0, 0
+    for f in filters:
+        if f.name not in ids:
+            bad.append("no id for filter %s: %s" % (f.name, txt[:200]))
+            continue
+        r = subprocess.run([args.prog_test, "-o", args.bpf_obj,
+                            str(ids[f.name]), path], capture_output=True,
+                           text=True)
+        lines = r.stdout.splitlines()
+        if r.returncode or len(lines) != len(frames):
+            bad.append("prog_test for %s: status %d, %d lines of %d: %s" %
+                       (f.name, r.returncode, len(lines), len(frames),
+                        r.stderr[-400:]))
+            continue
+        for line, (ver, p, _) in zip(lines, frames):
+            _, x, t = line.split()
+            have, k = parse(ver, p)
+            hit = ver in f.vers and not f.fields & ~have and \
+                (finish(k, f.fields, f.bidir) in f.keys) != f.invert
+            runs += 1
+            drops += hit
+            # tc's test run refuses a frame shorter than its IP header.
+            short = len(p) < (40 if ver == 6 else 20)
+            if x != ("XDP_DROP" if hit else "XDP_PASS") or (
+                    t != ("TC_ACT_SHOT" if hit else "TC_ACT_UNSPEC") and
+                    not (t == "EINVAL" and short)):
+                bad.append("%s: xdp %s, tc %s; the model's hook %s it: %s" %
+                           (f.name, x, t, "matches" if hit else
+                            "does not match", p[:64].hex()))
+    os.unlink(path)
+    out.point(not bad and runs > 0 and drops > 0,
+              "the same %d packets through cfctl's XDP and tc program, each "
+              "of the %d filters asked: %d verdicts, %d drops, each what the "
+              "model gives the filter's hook" %
+              (len(frames), len(filters), runs, drops), bad[:12])
+
+
 def cfctl(args, *argv, stdin=None):
     r = subprocess.run([args.cfctl] + list(argv), input=stdin,
                        capture_output=True, text=True)
@@ -1013,6 +1076,12 @@ def main():
                     help="random cases at most")
     ap.add_argument("--quiet", type=float, default=1.0,
                     help="seconds without a log record that end a phase")
+    ap.add_argument("--prog-test", required=True,
+                    help="selftests/bpf/prog_test, built")
+    ap.add_argument("--bpf-obj", required=True,
+                    help="cfctl's program, nf_cuckoo.bpf.o")
+    ap.add_argument("--xdp-max", type=int, default=3000,
+                    help="packets through the XDP and tc program at most")
     args = ap.parse_args()
     out = Out()
     t0 = time.time()
@@ -1044,9 +1113,11 @@ def main():
     # Structured cases.
     cases = structured()
     nstruct = 0
+    sent = []
     for desc, group, where, pkts, expect, logged in cases:
         for p in pkts:
             nstruct += snd.send(where, p)
+            sent.append(p)
         log.drain()
     log.quiet(args.quiet)
     recs = log.take()
@@ -1096,6 +1167,7 @@ def main():
         nrand += 1
         for where, p in pkts:
             npk += snd.send(where, p)
+            sent.append(p)
         log.drain()
     log.quiet(args.quiet)
     recs = log.take()
@@ -1148,6 +1220,7 @@ def main():
              (nstruct, npk, nstruct + npk, judge.totals["dropped"],
               judge.totals["marked"], judge.totals["passed"],
               time.time() - t0))
+    xdp_judge(args, filters, sent[:args.xdp_max], out)
     print("FUZZED %d %d" % (nstruct, npk))
     assert out.n == POINTS, (out.n, POINTS)
     return 0

@@ -13,7 +13,9 @@
 # expectations, then
 # random ones for a bounded time (NFC_FUZZ_SEED to replay a seed,
 # NFC_FUZZ_TIME seconds, default 20), then every filter's counters against
-# the model's.  No oops or warning in the kernel log.
+# the model's; last, the same packets through cfctl's XDP and tc program
+# (BPF_PROG_TEST_RUN), each filter asked, against the same model.  No
+# oops or warning in the kernel log.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
@@ -69,6 +71,8 @@ ns r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
 "$PYTHON" -I "$FUZZ" --ns-c "/run/netns/${NSP}c" --ns-r "/run/netns/${NSP}r" \
 	--ns-s "/run/netns/${NSP}s" --mac-rc "${MAC[r/rc]}" \
 	--mac-rs "${MAC[r/rs]}" --cfctl "$CFCTL" --seed "$SEED" \
+	--prog-test "$REPO/build/selftests/prog_test" \
+	--bpf-obj "$REPO/tools/cfctl/nf_cuckoo.bpf.o" \
 	--time "${NFC_FUZZ_TIME:-20}" >"$SCRATCH/fuzz.out" 2>"$SCRATCH/fuzz.err"
 rc=$?
 fuzzed=

@@ -27,11 +27,11 @@
  * not start with Ethernet (tun, WireGuard, IP tunnels) would be read
  * wrongly: the program is for Ethernet devices only.
  *
- * The one difference: the hook walks any number of extension headers
- * (each is 8 bytes or more and must fit the packet, which bounds it);
- * the verifier wants a bound it can see, so past NFCF_IPV6_EXT_MAX
- * headers the key holds the addresses only, as if the chain ran past
- * the end of the packet.  No sane sender chains that many.
+ * The hook walks any number of extension headers (each is 8 bytes or
+ * more and must fit the packet, which bounds the walk), and so does this
+ * program, with bpf_loop() for as many steps as the payload could hold
+ * headers: a walk of fixed bound would let a listed sender through by
+ * chaining one header more than the bound.
  *
  * Bytes are read with bpf_xdp_load_bytes() and bpf_skb_load_bytes() at
  * offsets computed from the headers, never through packet pointers: the
@@ -69,8 +69,8 @@ extern int bpf_nfcf_skb_test(struct __sk_buff *ctx, __u32 id,
 /* The filter to ask, set by the loader; 0: pass everything. */
 const volatile __u32 nfcf_filter_id = 0;
 
-/* IPv6 extension headers walked at most (see the top of this file). */
-#define NFCF_IPV6_EXT_MAX	16
+/* bpf_loop()'s most steps (the kernel's BPF_MAX_LOOPS). */
+#define NFCF_MAX_LOOPS		(8 * 1024 * 1024)
 
 #define NFCF_KEY_ADDRS		(NF_CUCKOO_KEY_SRC_ADDR | NF_CUCKOO_KEY_DST_ADDR)
 #define NFCF_KEY_L3_PROTO	(NFCF_KEY_ADDRS | NF_CUCKOO_KEY_PROTO)
@@ -174,12 +174,70 @@ static __always_inline __u32 nfcf_key4(struct nf_cuckoo_flow_key *k,
 	return nfcf_ports(k, p, nhoff + hlen, nhoff + tot);
 }
 
+/*
+ * The walk of an IPv6 extension header chain, one header a bpf_loop()
+ * step: where it is, and how it ended (@fields 0 while it goes on).
+ */
+struct nfcf_walk {
+	struct nfcf_pkt pkt;
+	__u32 off;
+	__u32 end;
+	__u32 fields;
+	__u8 nexthdr;
+};
+
+/* One header of the chain: 0 to go on, 1 once the walk is over. */
+static long nfcf_ext_step(__u32 i, void *data)
+{
+	struct nfcf_walk *w = data;
+	/*
+	 * The first 8 bytes of any of them: a fragment header whole, the
+	 * next header and length of the others.
+	 */
+	struct {
+		__u8 nexthdr;
+		__u8 hdrlen;
+		__be16 frag_off;
+		__be32 ident;
+	} h;
+	__u32 hlen;
+
+	if (!nfcf_ipv6_ext(w->nexthdr))
+		return 1;
+	if (w->end - w->off < sizeof(h) ||
+	    nfcf_load(&w->pkt, w->off, &h, sizeof(h))) {
+		w->fields = NFCF_KEY_ADDRS;
+		return 1;
+	}
+	if (w->nexthdr == NEXTHDR_FRAGMENT) {
+		w->nexthdr = h.nexthdr;
+		w->off += sizeof(h);
+		/* A non-first one: its upper-layer header is in the first. */
+		if (h.frag_off & bpf_htons(NFCF_IP6_OFFSET)) {
+			w->fields = NF_CUCKOO_KEY_ALL;
+			return 1;
+		}
+		return 0;
+	}
+	if (w->nexthdr == NEXTHDR_AUTH)
+		hlen = ((__u32)h.hdrlen + 2) << 2;
+	else
+		hlen = ((__u32)h.hdrlen + 1) << 3;
+	if (hlen > w->end - w->off) {
+		w->fields = NFCF_KEY_ADDRS;
+		return 1;
+	}
+	w->nexthdr = h.nexthdr;
+	w->off += hlen;
+	return 0;
+}
+
 static __always_inline __u32 nfcf_key6(struct nf_cuckoo_flow_key *k,
 				       const struct nfcf_pkt *p, __u32 nhoff)
 {
 	struct ipv6hdr ip6h;
-	__u32 off, end, plen, hlen, i;
-	__u8 nexthdr;
+	struct nfcf_walk w = {};
+	__u32 plen, steps;
 
 	/* Once read, nhoff + sizeof(ip6h) <= p->len. */
 	if (nfcf_load(p, nhoff, &ip6h, sizeof(ip6h)))
@@ -192,56 +250,34 @@ static __always_inline __u32 nfcf_key6(struct nf_cuckoo_flow_key *k,
 		plen = p->len - nhoff - sizeof(ip6h);
 	if (plen > p->len - nhoff - sizeof(ip6h))
 		return 0;
-	off = nhoff + sizeof(ip6h);
-	end = off + plen;
 
 	k->family = NF_CUCKOO_FAMILY_IPV6;
 	__builtin_memcpy(k->src, &ip6h.saddr, sizeof(k->src));
 	__builtin_memcpy(k->dst, &ip6h.daddr, sizeof(k->dst));
-	nexthdr = ip6h.nexthdr;
-
-	for (i = 0; i < NFCF_IPV6_EXT_MAX; i++) {
-		/*
-		 * The first 8 bytes of any of them: a fragment header
-		 * whole, the next header and length of the others.
-		 */
-		struct {
-			__u8 nexthdr;
-			__u8 hdrlen;
-			__be16 frag_off;
-			__be32 ident;
-		} h;
-
-		if (!nfcf_ipv6_ext(nexthdr))
-			break;
-		if (end - off < sizeof(h))
+	w.pkt.ctx = p->ctx;
+	w.pkt.xdp = p->xdp;
+	w.pkt.len = p->len;
+	w.off = nhoff + sizeof(ip6h);
+	w.end = w.off + plen;
+	w.nexthdr = ip6h.nexthdr;
+	if (nfcf_ipv6_ext(w.nexthdr)) {
+		/* Each header takes 8 bytes or more; one step more ends it. */
+		steps = plen / 8 + 1;
+		if (steps > NFCF_MAX_LOOPS)
+			steps = NFCF_MAX_LOOPS;
+		if (bpf_loop(steps, nfcf_ext_step, &w, 0) < 0)
 			return NFCF_KEY_ADDRS;
-		if (nfcf_load(p, off, &h, sizeof(h)))
-			return NFCF_KEY_ADDRS;
-		if (nexthdr == NEXTHDR_FRAGMENT) {
-			nexthdr = h.nexthdr;
-			off += sizeof(h);
-			if (h.frag_off & bpf_htons(NFCF_IP6_OFFSET)) {
-				/* Its upper-layer header is in the first. */
-				k->proto = nexthdr;
-				return NF_CUCKOO_KEY_ALL;
-			}
-			continue;
+		if (w.fields == NF_CUCKOO_KEY_ALL) {
+			k->proto = w.nexthdr;
+			return NF_CUCKOO_KEY_ALL;
 		}
-		if (nexthdr == NEXTHDR_AUTH)
-			hlen = ((__u32)h.hdrlen + 2) << 2;
-		else
-			hlen = ((__u32)h.hdrlen + 1) << 3;
-		if (hlen > end - off)
+		if (w.fields)
+			return w.fields;
+		if (nfcf_ipv6_ext(w.nexthdr))
 			return NFCF_KEY_ADDRS;
-		nexthdr = h.nexthdr;
-		off += hlen;
 	}
-	/* Past the bound: as a chain past the end of the packet. */
-	if (nfcf_ipv6_ext(nexthdr))
-		return NFCF_KEY_ADDRS;
-	k->proto = nexthdr;
-	return nfcf_ports(k, p, off, end);
+	k->proto = w.nexthdr;
+	return nfcf_ports(k, p, w.off, w.end);
 }
 
 /*
