@@ -314,6 +314,9 @@ cmp -s contrib/netfilter-persistent/12-nf-cuckoo "$plugin" && [ -x "$plugin" ]
 point $? "the cfctl package installs the netfilter-persistent plugin"
 zcat /usr/share/doc/cfctl/README.Debian.gz 2>/dev/null | grep -q 'modprobe -r nf_cuckoo'
 point $? "the cfctl package installs README.Debian"
+readelf -h /usr/lib/nf-cuckoo/nf_cuckoo.bpf.o 2>/dev/null | grep -q 'Linux BPF' &&
+	grep -aq /usr/lib/nf-cuckoo/ /usr/sbin/cfctl
+point $? "the cfctl package installs the XDP and tc program where its cfctl looks for it"
 cmp -s contrib/crowdsec/nf-cuckoo-crowdsec /usr/sbin/nf-cuckoo-crowdsec &&
 	cmp -s contrib/crowdsec/crowdsec.conf /etc/nf-cuckoo/crowdsec.conf &&
 	cmp -s contrib/crowdsec/crowdsec-custom-bouncer.yaml.local \
