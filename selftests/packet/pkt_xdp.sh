@@ -18,7 +18,7 @@
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 34
+plan 35
 
 [ -r /sys/kernel/btf/nf_cuckoo ] || {
 	not_ok "the module has its BTF (/sys/kernel/btf/nf_cuckoo)" \
@@ -213,11 +213,34 @@ cfr r tc attach lo ingress blk
 check_all "a device that is not Ethernet is refused" "$RC" = 3 \
 	"$(grep -c "not an Ethernet device" <<<"$OUT")" = 1
 
-# A namespace deleted under an attached program.
+# A namespace deleted under an attached program: the program goes with
+# its device; libxdp's pins of its dispatcher stay (as for any libxdp
+# program) until `cfctl xdp clean`, and with them the module's use.
 cfq r xdp attach rc blk || bail "cannot attach at XDP"
+ref0=$(cat /sys/module/nf_cuckoo/refcnt)
 ip netns del "${NSP}r"
 NAMESPACES=("${NAMESPACES[@]/r/}")
-sleep 1
-check_eq "the router's namespace deleted with a program attached: no oops" \
-	"$(oopses)" ""
+"$CFCTL" xdp clean
+for ((i = 0; i < 50; i++)); do
+	[ "$(cat /sys/module/nf_cuckoo/refcnt)" -lt "$ref0" ] && break
+	sleep 0.2
+done
+check_all "the router's namespace deleted with a program attached, then xdp clean: the program's hold on the module gone, no pins left, no oops" \
+	"$(cat /sys/module/nf_cuckoo/refcnt)" = $((ref0 - 1)) \
+	"$(find /sys/fs/bpf/xdp -name 'dispatch-*' 2>/dev/null | wc -l)" = 0 \
+	"$(oopses)" = ""
+
+# A module without its BTF (pahole missing where it was built): it loads
+# and filters, and cfctl says why there is no XDP.
+KO=${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko}
+trap 'cleanup; [ -d /sys/module/nf_cuckoo ] || insmod "$KO"' EXIT
+objcopy --remove-section=.BTF --remove-section=.BTF.base "$KO" \
+	"$SCRATCH/nobtf.ko" && rmmod nf_cuckoo && insmod "$SCRATCH/nobtf.ko" ||
+	bail "cannot load the module without its BTF"
+ns c ip link add d0 type dummy
+cfq c create nb hook none
+cfr c xdp attach d0 nb
+check_all "a module without BTF: xdp attach refused, saying the module has no BTF" \
+	"$RC" = 3 "$(grep -c "built without BTF" <<<"$OUT")" = 1
+rmmod nf_cuckoo && insmod "$KO" || bail "cannot load $KO again"
 finish

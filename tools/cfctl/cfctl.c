@@ -256,7 +256,7 @@ static const struct verb verbs[] = {
 	  "Never the entries themselves.  Needs CAP_NET_ADMIN.  rcvbuf: the\n"
 	  "socket's receive buffer (default 8 MiB, or net.core.rmem_max).\n" },
 	{ "xdp", NULL, cmd_xdp,
-	  "xdp attach DEV FILTER [mode native|generic|auto] | detach DEV | show [DEV]",
+	  "xdp attach DEV FILTER [mode native|generic|auto] | detach DEV | show [DEV] | clean [DEV]",
 	  "Drop FILTER's flows at XDP on device DEV, before the kernel builds a\n"
 	  "socket buffer for them: attach loads nf_cuckoo's program\n"
 	  "(nf_cuckoo.bpf.o) for FILTER, whose action must be drop, through\n"
@@ -270,7 +270,10 @@ static const struct verb verbs[] = {
 	  "the devices that have it, with their filter, mode and program id (-j:\n"
 	  "JSON).  The filter is named by its id: a filter swapped in under the\n"
 	  "name (restore -replace, compact) is the one consulted; a destroyed\n"
-	  "one matches nothing.  Needs the module's BTF (see README).\n" },
+	  "one matches nothing.  Needs the module's BTF (see README).  clean\n"
+	  "drops libxdp's pins of programs whose device went away (as\n"
+	  "xdp-loader clean does): a namespace deleted with the program\n"
+	  "attached leaves them, and they keep it loaded.\n" },
 	{ "tc", NULL, cmd_tc,
 	  "tc attach DEV ingress|egress FILTER | detach DEV ingress|egress | show [DEV]",
 	  "As xdp, at tc (a clsact qdisc, created if missing, and a BPF filter at\n"

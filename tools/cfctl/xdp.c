@@ -437,7 +437,12 @@ static int xdp_detach(int argc, char **argv)
 	p = xdp_find(ifindex, &mp);
 	if (!p) {
 		xdp_multiprog__close(mp);
-		/* Taken off by another tool: the bind is all there is left. */
+		/*
+		 * Taken off by another tool (ip link set DEV xdp off): libxdp's
+		 * pins of the dispatcher it had are left, and they hold the
+		 * program (and so the module); then the bind.
+		 */
+		libxdp_clean_references(ifindex);
 		if (!module_bind(argv[0], ifindex, NF_CUCKOO_BIND_XDP, 0, 0, true)) {
 			warnmsg("%s had no nf_cuckoo XDP program any more; the module's record of it is gone now",
 				argv[0]);
@@ -750,6 +755,38 @@ static int tc_detach(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * libxdp pins each dispatcher it makes, and the programs in it, under
+ * /sys/fs/bpf/xdp; a device that goes away with its namespace leaves
+ * them, and they keep the programs loaded (and so the module in use).
+ * This drops the pins of dispatchers no longer attached, as xdp-loader
+ * clean does.  The pins name a device by index, which another namespace
+ * may use too: run it in the namespace the devices were in, or the
+ * initial one after that namespace went away.
+ */
+static int xdp_clean(int argc, char **argv)
+{
+	int ifindex = 0, err;
+
+	if (argc > 1) {
+		errmsg("usage: cfctl xdp clean [DEV]");
+		return EXIT_USAGE;
+	}
+	if (argc) {
+		ifindex = dev_index(argv[0]);
+		if (!ifindex)
+			return EXIT_FAIL;
+	}
+	log_start();
+	err = libxdp_clean_references(ifindex);
+	if (err) {
+		log_dump();
+		errmsg("cannot clean libxdp's pins: %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 static int sub(int argc, char **argv, bool tc)
 {
 	const char *w = tc ? "tc" : "xdp";
@@ -767,6 +804,8 @@ static int sub(int argc, char **argv, bool tc)
 	if (!strcmp(argv[0], "detach"))
 		return tc ? tc_detach(argc - 1, argv + 1) :
 			    xdp_detach(argc - 1, argv + 1);
+	if (!tc && !strcmp(argv[0], "clean"))
+		return xdp_clean(argc - 1, argv + 1);
 	errmsg("unknown '%s %s': attach, detach or show", w, argv[0]);
 	return EXIT_USAGE;
 }
