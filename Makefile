@@ -12,6 +12,9 @@
 #                   blocklists of prefixes (bench-prefix's run);
 #                   make bench runs bench-core, then bench-nf
 #   make bench-hook the in-kernel hook benchmark alone (bench/hook/run.sh)
+#   make bench-xdp  nf_cuckoo's XDP program against a BPF hash, a BPF Bloom
+#                   filter, xdp-filter and its own hook, in the VM (1M
+#                   flows; bench/xdp/run.sh, --quick for 20k)
 #   make bench-prefix blocklists of prefixes against ipset hash:net and an
 #                   nftables interval set, alone (bench/prefix/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then
@@ -50,7 +53,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILDROOT = $(if $(wildcard $(KDIR)/Makefile),,$(if $(findstring +deb13-,$(KVER)),$(shell scripts/buildroot.sh --print-dir $(KVER) 2>/dev/null)))
 IN_BUILDROOT = $(if $(BUILDROOT),scripts/buildroot.sh --run $(KVER) --)
 
-.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook bench-prefix deps clean
+.PHONY: all module cfctl install uninstall have-kdir check check-debug demo bench bench-core bench-nf bench-hook bench-xdp bench-prefix deps clean
 
 all: module cfctl
 
@@ -165,6 +168,9 @@ bench-nf: deps
 
 bench-hook: deps
 	bench/hook/run.sh
+
+bench-xdp: deps
+	bench/xdp/run.sh
 
 bench-prefix: deps
 	bench/prefix/run.sh

@@ -279,6 +279,9 @@ job unit - - "make -s -C tests check"
 job "install@$k61" host-dpkg "module@$k61" "scripts/test-install.sh $k61"
 # nf_cuckoo against nftables and ipset, quick mode: that it works.
 job bench-nf-quick tree "module@$k61" "bench/nf/run.sh --quick"
+# The XDP program against a BPF hash and Bloom map and xdp-filter, quick
+# mode: that each runs and gives the right verdicts.
+job bench-xdp-quick tree "module@$k61" "bench/xdp/run.sh --quick"
 job cfctl - - "make -s -C tools/cfctl check"
 job lint - - scripts/lint.sh
 for k in $k7 $k612; do
