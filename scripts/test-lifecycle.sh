@@ -63,12 +63,13 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 SUITES="deb http://deb.debian.org/debian bookworm main
 deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main"
-# cfctl's own dependencies (libnl-genl-3-200, libjson-c5, kmod, python3) are
-# in, so that apt installs our packages with no download.
+# cfctl's own dependencies (libnl-genl-3-200, libjson-c5, libxdp1,
+# libbpf1, kmod, python3) are in, so that apt installs our packages with
+# no download.
 PKGS="systemd systemd-sysv udev kmod dbus e2fsprogs procps
 linux-image-$KVER linux-headers-$KVER initramfs-tools zstd
 dkms gcc make iproute2 nftables python3
-libnl-genl-3-200 libjson-c5
+libnl-genl-3-200 libjson-c5 libxdp1 libbpf1
 fail2ban python3-systemd crowdsec crowdsec-custom-bouncer"
 # What the tests never read: documentation, translations, and the drivers
 # of hardware the VM does not have (a third of the kernel's modules).
