@@ -332,45 +332,6 @@ static int make_map(int c, unsigned int fam, int rep)
 	return fd;
 }
 
-/* Set the u32 variable var of obj's .rodata to val, before the load. */
-static int set_rodata(struct bpf_object *obj, const char *var, __u32 val)
-{
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *t;
-	struct bpf_map *map;
-	const void *init;
-	struct btf *btf;
-	size_t size;
-	char *data;
-	int i, sec, err;
-
-	map = bpf_object__find_map_by_name(obj, ".rodata");
-	btf = bpf_object__btf(obj);
-	if (!map || !btf)
-		return -ENOENT;
-	init = bpf_map__initial_value(map, &size);
-	sec = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
-	if (!init || sec < 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, (__u32)sec);
-	vs = btf_var_secinfos(t);
-	for (i = 0; i < btf_vlen(t); i++, vs++) {
-		const struct btf_type *v = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, v->name_off), var))
-			continue;
-		data = malloc(size);
-		if (!data)
-			return -ENOMEM;
-		memcpy(data, init, size);
-		memcpy(data + vs->offset, &val, sizeof(val));
-		err = bpf_map__set_initial_value(map, data, size);
-		free(data);
-		return err;
-	}
-	return -ENOENT;
-}
-
 static void load_peers(const char *path, const unsigned int *fams, int nfam,
 		       const unsigned int *id)
 {
@@ -408,7 +369,7 @@ static void load_peers(const char *path, const unsigned int *fams, int nfam,
 		held[c] = nflows;
 	}
 	if (id[0] || id[1]) {
-		if (set_rodata(obj, "xb_id4", id[0]) || set_rodata(obj, "xb_id6", id[1]))
+		if (nfcf_prog_set_u32(obj, "xb_id4", id[0]) || nfcf_prog_set_u32(obj, "xb_id6", id[1]))
 			die("set xb_id4, xb_id6", ENOENT);
 	} else {
 		bpf_program__set_autoload(bpf_object__find_program_by_name(obj, "xb_cuckoo"), false);

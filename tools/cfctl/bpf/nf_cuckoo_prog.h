@@ -20,11 +20,11 @@
 #define NFCF_PROG_ID_VAR	"nfcf_filter_id"
 
 /*
- * Set the filter id in obj's read-only data (the program's
- * nfcf_filter_id), before the load.  0, or a negative errno: -ENOENT if
- * obj is not nf_cuckoo's program.
+ * Set u32 variable @var of obj's read-only data to @val, before the load.
+ * 0, or a negative errno: -ENOENT if obj has no such variable.
  */
-static inline int nfcf_prog_set_filter_id(struct bpf_object *obj, uint32_t id)
+static inline int nfcf_prog_set_u32(struct bpf_object *obj, const char *var,
+				    uint32_t val)
 {
 	const struct btf_var_secinfo *vs;
 	const struct btf_type *t;
@@ -48,20 +48,29 @@ static inline int nfcf_prog_set_filter_id(struct bpf_object *obj, uint32_t id)
 	for (i = 0; i < btf_vlen(t); i++, vs++) {
 		const struct btf_type *v = btf__type_by_id(btf, vs->type);
 
-		if (strcmp(btf__name_by_offset(btf, v->name_off), NFCF_PROG_ID_VAR))
+		if (strcmp(btf__name_by_offset(btf, v->name_off), var))
 			continue;
-		if (vs->offset + sizeof(id) > size)
+		if (vs->offset + sizeof(val) > size)
 			return -EINVAL;
 		data = malloc(size);
 		if (!data)
 			return -ENOMEM;
 		memcpy(data, init, size);
-		memcpy(data + vs->offset, &id, sizeof(id));
+		memcpy(data + vs->offset, &val, sizeof(val));
 		err = bpf_map__set_initial_value(map, data, size);
 		free(data);
 		return err;
 	}
 	return -ENOENT;
+}
+
+/*
+ * Set the filter nf_cuckoo's program asks (its nfcf_filter_id), before
+ * the load: -ENOENT if obj is not nf_cuckoo's program.
+ */
+static inline int nfcf_prog_set_filter_id(struct bpf_object *obj, uint32_t id)
+{
+	return nfcf_prog_set_u32(obj, NFCF_PROG_ID_VAR, id);
 }
 
 #endif /* NF_CUCKOO_PROG_H */
