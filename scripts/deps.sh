@@ -34,12 +34,12 @@ buildroot() {
 }
 
 PKGS="
-make gcc clang libclang-rt-14-dev llvm libbpf-dev libxdp-dev
+make gcc clang libclang-rt-14-dev llvm libbpf-dev libxdp-dev xdp-tools
 linux-headers-amd64 kmod cpio
 qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev pkg-config
 sparse linux-source-6.1 dwarves
-iproute2 nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
+iproute2 ethtool nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
 iptables gnuplot-nox
 dkms dh-dkms debhelper dpkg-dev fakeroot lintian systemd xz-utils logrotate mmdebstrap
 fail2ban
