@@ -352,8 +352,21 @@ struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
  */
 struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id)
 {
+	XA_STATE(xas, &nfcf_net(net)->ids, id);
+	void *f;
+
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "a filter's id looked up outside RCU");
-	return xa_load(&nfcf_net(net)->ids, id);
+	/*
+	 * xa_load() without its own rcu_read_lock(): this runs for every
+	 * packet a program asks about, under the caller's.  A reserved id
+	 * holds a zero entry: no filter.
+	 */
+	do {
+		f = xas_load(&xas);
+		if (xa_is_zero(f))
+			f = NULL;
+	} while (xas_retry(&xas, f));
+	return f;
 }
 
 static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
