@@ -14,7 +14,8 @@
 #   make bench-hook the in-kernel hook benchmark alone (bench/hook/run.sh)
 #   make bench-xdp  nf_cuckoo's XDP program against a BPF hash, a BPF Bloom
 #                   filter, xdp-filter and its own hook, in the VM (1M
-#                   flows; bench/xdp/run.sh, --quick for 20k)
+#                   flows), and drops a second end to end against the
+#                   hook (bench/xdp/run.sh, --quick for 20k)
 #   make bench-prefix blocklists of prefixes against ipset hash:net and an
 #                   nftables interval set, alone (bench/prefix/run.sh)
 #   make install    the module into /lib/modules/$(KVER)/updates/ (then

@@ -6,6 +6,8 @@
 #   in_vm.sh --ko KO --hookmod KO [--flows N] [--families "4 6"]
 #            [--repeat R] [--rounds K] [--loads L] [--samples S]
 #            [--hook-packets P] [--traffic T] [--xf-calls C]
+#            [--e2e-rounds E] [--e2e-seconds S] [--e2e-flows F]
+#            [--e2e-families "4 6"]
 #
 # Flows: bench/hook's (nfcf_hookbench.c, xdpbench.c): N UDP flows a
 # family.  Contenders, all loaded at once with the same N flows:
@@ -29,6 +31,9 @@
 #              namespace xb-hook, timed as bench/hook times it
 #              (nfcf_hookbench.ko, nf_hook_slow() over prebuilt skbs of T
 #              flows), against no hook in namespace xb-none.
+# Then the end-to-end drop rate of the XDP program against the hook
+# (e2e.sh: F flows, E rounds of S seconds, the families of
+# --e2e-families, else --families; E 0: not measured).
 # Load times: cuckoo by cfctl restore of the image, and by cfctl create +
 # add -f; hash by bpf_map_update_batch, bloom by an update a flow (it has
 # no batch), in xdpbench; each L times.  Memory: cfctl show's "Size in
@@ -53,6 +58,10 @@ SAMPLES=1000
 HOOKP=524288
 TRAFFIC=65536
 XFCALLS=50
+E2E_ROUNDS=0
+E2E_SECS=5
+E2E_FLOWS=1000
+E2E_FAMILIES=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--ko) KO=$2; shift 2 ;;
@@ -66,6 +75,10 @@ while [ $# -gt 0 ]; do
 	--hook-packets) HOOKP=$2; shift 2 ;;
 	--traffic) TRAFFIC=$2; shift 2 ;;
 	--xf-calls) XFCALLS=$2; shift 2 ;;
+	--e2e-rounds) E2E_ROUNDS=$2; shift 2 ;;
+	--e2e-seconds) E2E_SECS=$2; shift 2 ;;
+	--e2e-flows) E2E_FLOWS=$2; shift 2 ;;
+	--e2e-families) E2E_FAMILIES=$2; shift 2 ;;
 	*) echo "in_vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -203,6 +216,12 @@ if insmod "$HOOKMOD" "traffic=$TRAFFIC"; then
 	done
 else
 	echo "# cannot load $HOOKMOD: the hook not measured"
+fi
+if [ "$E2E_ROUNDS" -gt 0 ]; then
+	say "end to end"
+	"$HERE/e2e.sh" --cfctl "$CFCTL" --flows "$E2E_FLOWS" \
+		--families "${E2E_FAMILIES:-$FAMILIES}" \
+		--rounds "$E2E_ROUNDS" --seconds "$E2E_SECS" || echo "# e2e.sh failed: status $?"
 fi
 oops='BUG:|WARNING:|Oops|general protection|refcount_t:|soft lockup|RCU stall'
 dmesg | grep -E "$oops" | head -5 | sed 's/^/# dmesg: /'

@@ -12,11 +12,12 @@ round), and the ratio to the hash map's time, round by round (median,
 min-max).  The hook: nfcf_hookbench's fastest chunk per packet less no
 hook's in the same round (bench/hook's method), median and min-max.
 Then memory per flow, load times (median, min-max over the loads), the
-verdicts on the sampled packets, and issue 33's goals as ratios with
-their spread.  --tap: one TAP line per contender, "ok - bench-xdp: C
+verdicts on the sampled packets, the end-to-end drop rates (e2e.sh),
+and issue 33's goals as ratios with their spread.  --tap: one TAP line per contender, "ok - bench-xdp: C
 ..." when it ran and gave the right verdicts (listed packets dropped,
 unlisted ones passed; nf_cuckoo's and the Bloom filter's false positives
-allowed up to 1%).  Exit status 1 if a contender failed or none ran.
+allowed up to 1%), and one for the end-to-end run (every path dropped
+packets).  Exit status 1 if a contender failed or none ran.
 """
 import argparse
 import json
@@ -205,12 +206,17 @@ def main():
     e2e = [r for r in rows if r.get("type") == "e2e"]
     if not e2e:
         print("  end to end (XDP drops/s vs the hook's): not measured")
+    e2e_ok = e2e_report(e2e)
     for r in rows:
         if r.get("type") == "end" and r.get("kernel_warnings"):
             print("kernel warnings:", r["kernel_warnings"])
             bad.add("kernel")
 
     if args.tap:
+        print("%s - bench-xdp: end to end, every path dropped the traffic "
+              "(%d round(s))" % ("ok" if e2e_ok else "not ok", len(e2e)))
+        if not e2e_ok:
+            bad.add("e2e")
         for c in ORDER + ["hook"]:
             if c not in ran and c not in verd:
                 if c != "cuckoo-peer":
@@ -225,6 +231,43 @@ def main():
                 "not ok" if c in bad else "ok", NAMES[c], ran.get(c, 0),
                 " (" + what + ")" if what else ""))
     return 1 if bad or not runs else 0
+
+
+E2E = [("xdp", "nf_cuckoo XDP (native)"), ("hook", "nf_cuckoo hook (prerouting)"),
+       ("floor", "drop-all XDP (the floor)")]
+
+
+def e2e_report(e2e):
+    """The end-to-end table and goal (e2e.sh); False if a path is missing
+    or dropped nothing."""
+    if not e2e:
+        return False
+    print()
+    print("End to end: packets dropped a second on one CPU, pktgen into a "
+          "veth (median, min-max over the rounds; e2e.sh)")
+    by = {}     # (fam, c) -> {rep: row}
+    for r in e2e:
+        by.setdefault((r["family"], r["contender"]), {})[r["rep"]] = r
+    ok = True
+    for fam in sorted({k[0] for k in by}):
+        for c, name in E2E:
+            v = by.get((fam, c), {})
+            d = [r["drops_per_s"] for r in v.values()]
+            if not d or min(d) <= 0:
+                ok = False
+                print("  IPv%d %-30s not measured" % (fam, name))
+                continue
+            sent = [r["sent_per_s"] for r in v.values() if r.get("sent_per_s")]
+            print("  IPv%d %-30s %9.0f  %s%s" % (
+                fam, name, statistics.median(d), mm(d, "%.0f"),
+                "  (sender: %.0f/s)" % statistics.median(sent) if sent else ""))
+        x, h = by.get((fam, "xdp"), {}), by.get((fam, "hook"), {})
+        xr = [x[i]["drops_per_s"] / h[i]["drops_per_s"] for i in x
+              if i in h and h[i]["drops_per_s"] > 0]
+        if xr:
+            print("  end to end XDP / hook, IPv%d: %.2fx (%s), goal >= 3x" % (
+                fam, statistics.median(xr), mm(xr, "%.2f")))
+    return ok
 
 
 if __name__ == "__main__":

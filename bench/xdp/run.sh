@@ -11,12 +11,13 @@
 #
 #   bench/xdp/run.sh [--quick] [--flows N] [--families "4 6"]
 #                    [--repeat R] [--rounds K] [--loads L] [--samples S]
-#                    [--timeout S]
+#                    [--e2e-rounds E] [--e2e-seconds S] [--timeout S]
 #
 # Full mode (`make bench-xdp`): 1M flows, 5 rounds of 1M repeats a
-# contender, family and mix, 3 loads; build/bench/xdp.jsonl and the table
-# (report.py).  --quick: 20,000 flows, 1 round of 20,000 repeats, 1
-# load; build/bench/xdp-quick.jsonl, and TAP lines "ok - bench-xdp: ..."
+# contender, family and mix, 3 loads, 3 end-to-end rounds of 5 s
+# (e2e.sh); build/bench/xdp.jsonl and the table (report.py).  --quick:
+# 20,000 flows, 1 round of 20,000 repeats, 1 load, 1 end-to-end round of
+# 1 s, IPv4 only; build/bench/xdp-quick.jsonl, and TAP lines "ok - bench-xdp: ..."
 # saying that every contender ran with the right verdicts on a sample of
 # packets (listed ones dropped, unlisted ones passed).
 #
@@ -41,19 +42,25 @@ SAMPLES=10000
 HOOKP=524288
 TRAFFIC=65536
 XFCALLS=50
+E2E_ROUNDS=3
+E2E_SECS=5
+E2E_FAMILIES=
 TIMEOUT=
 QUICK=0
 MEM=4096
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1; FLOWS=20000; REPEAT=20000; ROUNDS=1; LOADS=1
-		 SAMPLES=200; HOOKP=16384; TRAFFIC=16384; XFCALLS=5; shift ;;
+		 SAMPLES=200; HOOKP=16384; TRAFFIC=16384; XFCALLS=5
+		 E2E_ROUNDS=1; E2E_SECS=1; E2E_FAMILIES=4; shift ;;
 	--flows) FLOWS=$2; shift 2 ;;
 	--families) FAMILIES=$2; shift 2 ;;
 	--repeat) REPEAT=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--loads) LOADS=$2; shift 2 ;;
 	--samples) SAMPLES=$2; shift 2 ;;
+	--e2e-rounds) E2E_ROUNDS=$2; shift 2 ;;
+	--e2e-seconds) E2E_SECS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -63,7 +70,7 @@ KVER=${KVER:-6.1.0-56-amd64}
 nfam=$(wc -w <<<"$FAMILIES")
 # Under TCG: some 60 s per million flows and family to build, load and
 # save; a test run of 1M repeats some seconds.
-TIMEOUT=${TIMEOUT:-$((300 + FLOWS * nfam * (LOADS * 2 + 2) * 15 / 1000000 + ROUNDS * nfam * 2 * 5 * REPEAT * 3 / 1000000 + ROUNDS * nfam * 4 * HOOKP / 100000))}
+TIMEOUT=${TIMEOUT:-$((300 + FLOWS * nfam * (LOADS * 2 + 2) * 15 / 1000000 + ROUNDS * nfam * 2 * 5 * REPEAT * 3 / 1000000 + ROUNDS * nfam * 4 * HOOKP / 100000 + E2E_ROUNDS * nfam * 3 * (E2E_SECS + 10)))}
 
 OUT=$REPO/build/bench
 JSONL=$OUT/xdp.jsonl
@@ -97,7 +104,9 @@ bench_vm "$JSONL" XB-JSON "$QUICK" "$KVER" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --ko "$KO" --hookmod "$HOOKDIR/nfcf_hookbench.ko" \
 	--flows "$FLOWS" --families "$FAMILIES" --repeat "$REPEAT" \
 	--rounds "$ROUNDS" --loads "$LOADS" --samples "$SAMPLES" \
-	--hook-packets "$HOOKP" --traffic "$TRAFFIC" --xf-calls "$XFCALLS"
+	--hook-packets "$HOOKP" --traffic "$TRAFFIC" --xf-calls "$XFCALLS" \
+	--e2e-rounds "$E2E_ROUNDS" --e2e-seconds "$E2E_SECS" \
+	--e2e-families "${E2E_FAMILIES:-$FAMILIES}"
 rc=$?
 printf '{"type":"prog_src","state":"%s"}\n' "$state" >>"$JSONL"
 [ "$rc" = 0 ] || echo "not ok - bench-xdp: the VM run failed (status $rc)"
