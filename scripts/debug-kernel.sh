@@ -28,7 +28,7 @@ TOP=${NFC_DEBUG_KERNEL_DIR:-$REPO/build/debug-kernel}
 TREE=$TOP/src/linux-source-6.1
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 BUILD_PKGS=(linux-source-6.1 gcc make bc flex bison libelf-dev libssl-dev
-	    cpio kmod xz-utils)
+	    cpio kmod xz-utils dwarves)
 
 log() { echo "debug-kernel: $*" >&2; }
 die() { echo "debug-kernel: error: $*" >&2; exit 1; }

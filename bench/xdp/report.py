@@ -26,7 +26,7 @@ import sys
 
 ORDER = ["parse", "cuckoo", "cuckoo-peer", "hash", "bloom", "xdpfilter"]
 NAMES = {"parse": "parser alone", "cuckoo": "nf_cuckoo_xdp",
-         "cuckoo-peer": "copy + nf_cuckoo kfunc", "hash": "BPF hash",
+         "cuckoo-peer": "peers' program + kfunc", "hash": "BPF hash",
          "bloom": "BPF Bloom filter", "xdpfilter": "xdp-filter (src)",
          "hook": "nf_cuckoo hook"}
 PROBABILISTIC = {"cuckoo", "cuckoo-peer", "bloom"}
