@@ -63,8 +63,7 @@ now() { date +%s.%N; }
 # XDP program dropped, as veth counts them.
 matches() {
 	if [ -n "$1" ]; then
-		rx "$CFCTL" -j show "$1" |
-			jq 'if type == "array" then .[0] else . end | .stats.packets.matches'
+		rx "$CFCTL" -j show "$1" | jq '.stats.packets.matches'
 	else
 		rx ethtool -S xer | awk '/xdp_drops:/ { n += $2 } END { print n + 0 }'
 	fi
