@@ -93,7 +93,7 @@ fam_name() { [ "$1" = 6 ] && echo ip6 || echo ip; }
 insmod "$KO" || { echo "in_vm.sh: cannot load $KO" >&2; exit 1; }
 [ -d /sys/kernel/btf/nf_cuckoo ] || [ -f /sys/kernel/btf/nf_cuckoo ] ||
 	echo "# in_vm.sh: no BTF for nf_cuckoo: the kfuncs will not load"
-echo "XB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"flows\":$N,\"families\":\"$FAMILIES\",\"repeat\":$REPEAT,\"rounds\":$ROUNDS,\"loads\":$LOADS,\"samples\":$SAMPLES,\"hook_packets\":$HOOKP,\"traffic\":$TRAFFIC,\"xdp_filter\":\"$(xdp-filter load --version 2>&1 | head -n1)\",\"pktgen\":$(modprobe -n -q pktgen && echo true || echo false)}"
+echo "XB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"flows\":$N,\"families\":\"$FAMILIES\",\"repeat\":$REPEAT,\"rounds\":$ROUNDS,\"loads\":$LOADS,\"samples\":$SAMPLES,\"hook_packets\":$HOOKP,\"traffic\":$TRAFFIC,\"xdp_filter\":\"$(xdp-filter load --version 2>&1 | head -n1)\"}"
 
 # The flows, as add -f reads them.
 say "generating $N flows"
@@ -219,7 +219,7 @@ else
 fi
 if [ "$E2E_ROUNDS" -gt 0 ]; then
 	say "end to end"
-	"$HERE/e2e.sh" --cfctl "$CFCTL" --flows "$E2E_FLOWS" \
+	"$HERE/e2e.sh" --cfctl "$CFCTL" --flow-dir "$W" --flows "$E2E_FLOWS" \
 		--families "${E2E_FAMILIES:-$FAMILIES}" \
 		--rounds "$E2E_ROUNDS" --seconds "$E2E_SECS" || echo "# e2e.sh failed: status $?"
 fi

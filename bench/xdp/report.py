@@ -243,8 +243,8 @@ def e2e_report(e2e):
     if not e2e:
         return False
     print()
-    print("End to end: packets dropped a second on one CPU, pktgen into a "
-          "veth (median, min-max over the rounds; e2e.sh)")
+    print("End to end: packets dropped a second on one CPU, XDP frames into "
+          "a veth (median, min-max over the rounds; e2e.sh)")
     by = {}     # (fam, c) -> {rep: row}
     for r in e2e:
         by.setdefault((r["family"], r["contender"]), {})[r["rep"]] = r

@@ -11,7 +11,8 @@
 #
 #   bench/xdp/run.sh [--quick] [--flows N] [--families "4 6"]
 #                    [--repeat R] [--rounds K] [--loads L] [--samples S]
-#                    [--e2e-rounds E] [--e2e-seconds S] [--timeout S]
+#                    [--e2e-rounds E] [--e2e-seconds S]
+#                    [--e2e-families "4 6"] [--timeout S]
 #
 # Full mode (`make bench-xdp`): 1M flows, 5 rounds of 1M repeats a
 # contender, family and mix, 3 loads, 3 end-to-end rounds of 5 s
@@ -61,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--samples) SAMPLES=$2; shift 2 ;;
 	--e2e-rounds) E2E_ROUNDS=$2; shift 2 ;;
 	--e2e-seconds) E2E_SECS=$2; shift 2 ;;
+	--e2e-families) E2E_FAMILIES=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;

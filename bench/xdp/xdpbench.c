@@ -10,6 +10,7 @@
  *   xdpbench --flows N --id4 ID --id6 ID [--obj OBJ] [--peers PEERS.o]
  *            [--families "4 6"] [--repeat R] [--rounds K] [--loads L]
  *            [--samples S] [--xf-prog ID --xf-map4 PIN --xf-map6 PIN]
+ *   xdpbench --send DEV --dst-mac MAC --flows N --families F [--obj SEND.o]
  *
  * Flows are bench/hook's (nfcf_hookbench.c): flow k (k < 2^24) is UDP
  * from 11.0.0.0 + k or 2001:db8:1::k (the last 32 bits), source port
@@ -38,16 +39,24 @@
  * Contenders: parse (the parser alone, the baseline), cuckoo (the
  * shipped program), cuckoo-peer (peers.bpf.o's copy of its parser and
  * the kfunc), hash, bloom, xdpfilter.  Progress on stderr as "# ...".
+ *
+ * --send: e2e.sh's sender.  The frames of flows 0..N-1 of family F (to
+ * MAC), sent in turn to veth DEV as XDP frames (send.bpf.o run by
+ * BPF_PROG_RUN in live-frame mode, on this CPU) until SIGTERM or SIGINT;
+ * after every batch, "XB-SENT n": the frames sent so far.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -55,6 +64,7 @@
 
 #include "../../uapi/linux/nf_cuckoo.h"
 #include "xb_key.h"
+#include "xb_send.h"
 #include "../../tools/cfctl/bpf/nf_cuckoo_prog.h"
 
 /* The false-positive bound of nf_cuckoo f = 12, b = 4: 2b / 2^f. */
@@ -158,10 +168,10 @@ static void flow_key(unsigned int fam, unsigned int k, void *out)
 	}
 }
 
-static __u16 csum(const void *b, size_t len)
+/* The Internet checksum of b, added to the 32-bit partial sum s. */
+static __u16 csum_add(__u32 s, const void *b, size_t len)
 {
 	const __u8 *p = b;
-	__u32 s = 0;
 	size_t i;
 
 	for (i = 0; i + 1 < len; i += 2)
@@ -171,15 +181,24 @@ static __u16 csum(const void *b, size_t len)
 	return htons((__u16)~s);
 }
 
+static __u16 csum(const void *b, size_t len)
+{
+	return csum_add(0, b, len);
+}
+
+/* The destination of every frame (--dst-mac): xer's, for e2e.sh. */
+static __u8 dst_mac[6] = { 2, 0, 0, 0, 0, 1 };
+
 /* Flow k's frame into pkt; its length. */
 static size_t flow_pkt(unsigned int fam, unsigned int k, __u8 *pkt)
 {
-	static const __u8 mac[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
+	static const __u8 src_mac[6] = { 2, 0, 0, 0, 0, 2 };
 	__u8 *l3 = pkt + 14, *l4;
 	size_t l3len = fam == 4 ? 20 : 40, udplen = 8 + 18;
 
 	memset(pkt, 0, 14 + l3len + udplen);
-	memcpy(pkt, mac, 12);
+	memcpy(pkt, dst_mac, 6);
+	memcpy(pkt + 6, src_mac, 6);
 	pkt[12] = fam == 4 ? 0x08 : 0x86;
 	pkt[13] = fam == 4 ? 0x00 : 0xdd;
 	if (fam == 4) {
@@ -216,6 +235,20 @@ static size_t flow_pkt(unsigned int fam, unsigned int k, __u8 *pkt)
 	}
 	l4[4] = (__u8)(udplen >> 8);
 	l4[5] = (__u8)udplen;
+	if (fam == 6) {
+		/*
+		 * IPv6 forbids a zero UDP checksum: the pseudo-header's sum
+		 * (addresses, length, next header) then the datagram's.
+		 */
+		__u32 ph = (__u32)udplen + 17;
+		__u16 c;
+		size_t i;
+
+		for (i = 0; i < 32; i += 2)
+			ph += (__u32)l3[8 + i] << 8 | l3[8 + i + 1];
+		c = csum_add(ph, l4, udplen);
+		memcpy(l4 + 6, &c, 2);
+	}
 	return 14 + l3len + udplen;
 }
 
@@ -507,6 +540,78 @@ static void verdicts(int c, unsigned int fam)
 	fflush(stdout);
 }
 
+/* ---- e2e.sh's sender (--send) ---- */
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	stopping = 1;
+}
+
+static int send_frames(const char *path, const char *dev, unsigned int fam)
+{
+	struct xb_send_cfg cfg = {
+		.ifindex = if_nametoindex(dev),
+		.flows = nflows,
+		.len = fam == 4 ? XB_FRAME_LEN4 : XB_FRAME_LEN6,
+	};
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct bpf_map *frames, *m, *rodata = NULL;
+	unsigned long long sent = 0;
+	struct bpf_object *obj;
+	struct xb_frame fr;
+	__u8 pkt[XB_FRAME_LEN6];
+	unsigned int k;
+	int fd, err;
+
+	if (!cfg.ifindex)
+		die(dev, errno);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		die(path, errno);
+	frames = bpf_object__find_map_by_name(obj, "xb_frames");
+	bpf_object__for_each_map(m, obj)
+		if (strstr(bpf_map__name(m), ".rodata"))
+			rodata = m;
+	if (!frames || !rodata)
+		die("send.bpf.o's maps", ENOENT);
+	if (bpf_map__set_max_entries(frames, nflows) ||
+	    bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg)))
+		die("send.bpf.o's maps", EINVAL);
+	err = bpf_object__load(obj);
+	if (err)
+		die("send.bpf.o", -err);
+	for (k = 0; k < nflows; k++) {
+		memset(&fr, 0, sizeof(fr));
+		flow_pkt(fam, k, fr.b);
+		if (bpf_map_update_elem(bpf_map__fd(frames), &k, &fr, 0))
+			die("a frame", errno);
+	}
+	fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "xb_send"));
+	flow_pkt(fam, 0, pkt);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stopping) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts,
+			.data_in = pkt,
+			.data_size_in = cfg.len,
+			.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+			.repeat = 1 << 14,
+		);
+
+		if (bpf_prog_test_run_opts(fd, &opts)) {
+			if (errno == EINTR)
+				break;
+			die("BPF_PROG_RUN of the sender", errno);
+		}
+		sent += opts.repeat;
+		printf("XB-SENT %llu\n", sent);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -516,10 +621,12 @@ int main(int argc, char **argv)
 		{ "rounds", 1, 0, 'K' }, { "loads", 1, 0, 'L' },
 		{ "samples", 1, 0, 'S' }, { "xf-prog", 1, 0, 'x' },
 		{ "xf-map4", 1, 0, 'a' }, { "xf-map6", 1, 0, 'b' },
+		{ "send", 1, 0, 's' }, { "dst-mac", 1, 0, 'm' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *obj = "tools/cfctl/" NFCF_PROG_OBJ, *peers = "bench/xdp/peers.bpf.o";
-	const char *xfmap[2] = { NULL, NULL };
+	const char *xfmap[2] = { NULL, NULL }, *send = NULL;
+	bool obj_set = false;
 	unsigned int id[2] = { 0, 0 }, fams[2] = { 4, 6 }, xfprog = 0;
 	int nfam = 2, c, i, r, m, order[C_MAX], nc = 0;
 	char *s;
@@ -529,7 +636,7 @@ int main(int argc, char **argv)
 		case 'n': nflows = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case '4': id[0] = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case '6': id[1] = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'o': obj = optarg; break;
+		case 'o': obj = optarg; obj_set = true; break;
 		case 'p': peers = optarg; break;
 		case 'f':
 			nfam = 0;
@@ -543,12 +650,22 @@ int main(int argc, char **argv)
 		case 'x': xfprog = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'a': xfmap[0] = optarg; break;
 		case 'b': xfmap[1] = optarg; break;
+		case 's': send = optarg; break;
+		case 'm':
+			if (sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dst_mac[0],
+				   &dst_mac[1], &dst_mac[2], &dst_mac[3], &dst_mac[4],
+				   &dst_mac[5]) != 6)
+				die("--dst-mac", EINVAL);
+			break;
 		default:
 			fprintf(stderr, "usage: see the top of bench/xdp/xdpbench.c\n");
 			return 2;
 		}
 	}
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	if (send)
+		return send_frames(obj_set ? obj : "bench/xdp/send.bpf.o", send,
+				   fams[0]);
 	for (c = 0; c < C_MAX; c++)
 		prog[c][0] = prog[c][1] = -1;
 
