@@ -1,6 +1,8 @@
 # nf_cuckoo: cuckoo filters for netfilter.
 #
-#   make            build the module nf_cuckoo.ko and cfctl
+#   make            build the modules nf_cuckoo.ko and xt_cuckoo.ko (the
+#                   iptables match), cfctl and libxt_cuckoo.so (iptables'
+#                   side of the match)
 #   make demo       boot a VM and show a flow dropped and one marked
 #   make check      install what is missing, run every test, print a summary
 #   make check-debug the selftests in a KASAN/lockdep/kmemleak kernel (built
@@ -18,8 +20,10 @@
 #                   hook (bench/xdp/run.sh, --quick for 20k)
 #   make bench-prefix blocklists of prefixes against ipset hash:net and an
 #                   nftables interval set, alone (bench/prefix/run.sh)
-#   make install    the module into /lib/modules/$(KVER)/updates/ (then
-#                   depmod), cfctl into $(PREFIX)/sbin, its man page into
+#   make install    the modules into /lib/modules/$(KVER)/updates/ (then
+#                   depmod), libxt_cuckoo.so where iptables looks for its
+#                   extensions (/usr/lib/<multiarch>/xtables, whatever
+#                   PREFIX), cfctl into $(PREFIX)/sbin, its man page into
 #                   $(PREFIX)/share/man/man8, the nf-cuckoo service into
 #                   $(PREFIX)/lib/systemd/system (/lib/systemd/system when
 #                   PREFIX is /usr; not enabled), the fail2ban action into
@@ -109,7 +113,9 @@ have-kdir:
 # module tree (modules.dep there); a package's tree is depmod'ed on install.
 install: module cfctl
 	install -D -m 644 nf_cuckoo.ko $(MODDIR)/nf_cuckoo.ko
+	install -D -m 644 xt_cuckoo.ko $(MODDIR)/xt_cuckoo.ko
 	$(MAKE) -C tools/cfctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/xt install DESTDIR=$(DESTDIR)
 	install -d $(UNITDIR)
 	install -m 644 $(UNITS) $(UNITDIR)/
 	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
@@ -132,11 +138,13 @@ install: module cfctl
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
-	rm -f $(MODDIR)/nf_cuckoo.ko $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN) $(F2B_MAN)
+	rm -f $(MODDIR)/nf_cuckoo.ko $(MODDIR)/xt_cuckoo.ko
+	rm -f $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN) $(F2B_MAN)
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
 	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE) $(CS_DROPIN)
 	-rmdir $(dir $(CS_DROPIN)) 2>/dev/null
 	$(MAKE) -C tools/cfctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/xt uninstall DESTDIR=$(DESTDIR)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	elif [ -f "$(DESTDIR)/lib/modules/$(KVER)/modules.dep" ]; then \
 		depmod -b "$(DESTDIR)" -a $(KVER); fi
@@ -144,6 +152,7 @@ uninstall:
 
 cfctl:
 	$(MAKE) -C tools/cfctl
+	$(MAKE) -C tools/xt
 
 deps:
 	scripts/deps.sh
@@ -185,5 +194,6 @@ clean:
 	$(MAKE) -C tests clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C tools/cfctl clean
+	$(MAKE) -C tools/xt clean
 	$(MAKE) -C selftests clean
 	rm -rf build/check.log

@@ -13,6 +13,14 @@
  * the filter by id: SWAP exchanges ids with names, so the binds follow
  * the filter the program asks.  It goes with UNBIND, with its device
  * (unregistered, or moved to another namespace), and with the namespace.
+ *
+ * Rules.  An iptables rule of the match "cuckoo" (match.c) takes a
+ * reference on its filter's id when it is checked and gives it back when
+ * it is destroyed; the module sees each rule, so these are counted here,
+ * per id, in nfcf_net::rules.  A table's rules may be destroyed after the
+ * namespace's exit has emptied that count (the order of the namespace's
+ * exit methods is the order the modules loaded in), so it takes the
+ * xarray's own lock, never the namespace's.
  */
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
@@ -121,19 +129,103 @@ int nfcf_bind_del(struct nfcf_net *nn, int ifindex, u8 point)
 	return b ? 0 : -ENOENT;
 }
 
+/* How many rules use filter @id. */
+static u32 nfcf_bind_rules(struct nfcf_net *nn, u32 id)
+{
+	void *v = xa_load(&nn->rules, id);
+
+	return v ? xa_to_value(v) : 0;
+}
+
 /**
- * nfcf_bind_busy - is filter @id bound to a program?
+ * nfcf_bind_rule_get - a rule is checked: take a reference on its filter
+ * @nn:		the rule's namespace
+ * @name:	the filter's name, NUL-terminated
+ * @family:	the rule's, NF_CUCKOO_FAMILY_IPV4 or NF_CUCKOO_FAMILY_IPV6
+ * @id:		set to the filter's id
+ *
+ * Return: 0; -ENOENT (no such filter), -EBUSY (being restored), -EINVAL
+ * (no keys of @family), -ENOMEM; the kernel log says which, as xtables
+ * matches do.
+ */
+int nfcf_bind_rule_get(struct nfcf_net *nn, const char *name, u8 family,
+		       u32 *id)
+{
+	struct nfcf_filter *f;
+	int err = 0;
+	void *old;
+
+	mutex_lock(&nn->lock);
+	f = nfcf_net_find(nn, name);
+	if (!f) {
+		pr_info_ratelimited("nf_cuckoo: no filter %s in this network namespace\n",
+				    name);
+		err = -ENOENT;
+	} else if (f->loading) {
+		pr_info_ratelimited("nf_cuckoo: filter %s is being restored\n", name);
+		err = -EBUSY;
+	} else if (!(f->ks.families & family)) {
+		pr_info_ratelimited("nf_cuckoo: filter %s holds no %s keys\n", name,
+				    family == NF_CUCKOO_FAMILY_IPV6 ? "IPv6" : "IPv4");
+		err = -EINVAL;
+	}
+	if (!err) {
+		*id = f->id;
+		xa_lock(&nn->rules);
+		old = __xa_store(&nn->rules, f->id,
+				 xa_mk_value(nfcf_bind_rules(nn, f->id) + 1),
+				 GFP_KERNEL);
+		xa_unlock(&nn->rules);
+		err = xa_err(old);
+	}
+	mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
+ * nfcf_bind_rule_put - a rule is destroyed: give its reference back
+ * @nn:		the rule's namespace
+ * @id:		the id nfcf_bind_rule_get() gave
+ *
+ * Any context a match's destroy runs in; nothing to do after the
+ * namespace's exit.
+ */
+void nfcf_bind_rule_put(struct nfcf_net *nn, u32 id)
+{
+	u32 n;
+
+	xa_lock(&nn->rules);
+	n = nfcf_bind_rules(nn, id);
+	if (n > 1)
+		/* The entry exists: nothing is allocated. */
+		__xa_store(&nn->rules, id, xa_mk_value(n - 1), GFP_ATOMIC);
+	else if (n)
+		__xa_erase(&nn->rules, id);
+	xa_unlock(&nn->rules);
+}
+
+/**
+ * nfcf_bind_busy - is filter @id bound to a program, or used by a rule?
  * @nn:		the namespace, its lock held
  * @id:		the filter's id
- * @extack:	names the device of the first bind, if there is one
+ * @extack:	names the device of the first bind, or the rules
  */
 bool nfcf_bind_busy(struct nfcf_net *nn, u32 id,
 		    struct netlink_ext_ack *extack)
 {
 	struct net_device *dev;
 	struct nfcf_bind *b;
+	u32 rules;
 
 	lockdep_assert_held(&nn->lock);
+	rules = nfcf_bind_rules(nn, id);
+	if (rules) {
+		NFCF_ERR_MSG_FMT(extack,
+				 "the filter is in use by iptables rules: delete them first",
+				 "the filter is in use by %u iptables rule%s: delete them first",
+				 rules, rules == 1 ? "" : "s");
+		return true;
+	}
 	list_for_each_entry(b, &nn->binds, node) {
 		if (b->id != id)
 			continue;
@@ -151,7 +243,8 @@ bool nfcf_bind_busy(struct nfcf_net *nn, u32 id,
 }
 
 /**
- * nfcf_bind_put - put filter @id's binds in a message (NF_CUCKOO_A_BIND)
+ * nfcf_bind_put - put filter @id's binds in a message (NF_CUCKOO_A_BIND),
+ *	and how many rules use it (NF_CUCKOO_A_RULE_REFS)
  * @skb:	the message
  * @nn:		the namespace
  * @id:		the filter's id
@@ -160,9 +253,13 @@ bool nfcf_bind_busy(struct nfcf_net *nn, u32 id,
  */
 int nfcf_bind_put(struct sk_buff *skb, struct nfcf_net *nn, u32 id)
 {
+	u32 rules = nfcf_bind_rules(nn, id);
 	struct nfcf_bind *b;
 	struct nlattr *nest;
 	int err = 0;
+
+	if (rules && nla_put_u32(skb, NF_CUCKOO_A_RULE_REFS, rules))
+		return -EMSGSIZE;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(b, &nn->binds, node) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Binds: the BPF programs attached to a namespace's devices that consult
- * its filters, as whoever attached them recorded (NF_CUCKOO_CMD_BIND).
+ * Binds: what holds a namespace's filters in use.  The BPF programs
+ * attached to its devices that consult them, as whoever attached them
+ * recorded (NF_CUCKOO_CMD_BIND), and the iptables rules that name them.
  */
 #ifndef _NF_CUCKOO_BIND_H
 #define _NF_CUCKOO_BIND_H
@@ -37,6 +38,9 @@ int nfcf_bind_del(struct nfcf_net *nn, int ifindex, u8 point);
 bool nfcf_bind_busy(struct nfcf_net *nn, u32 id,
 		    struct netlink_ext_ack *extack);
 int nfcf_bind_put(struct sk_buff *skb, struct nfcf_net *nn, u32 id);
+int nfcf_bind_rule_get(struct nfcf_net *nn, const char *name, u8 family,
+		       u32 *id);
+void nfcf_bind_rule_put(struct nfcf_net *nn, u32 id);
 void nfcf_binds_free(struct nfcf_net *nn);
 int nfcf_bind_init(void);
 void nfcf_bind_exit(void);

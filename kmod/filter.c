@@ -1043,18 +1043,18 @@ void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 			c.matches = u64_stats_read(&s->matches);
 			c.dropped = u64_stats_read(&s->dropped);
 			c.marked = u64_stats_read(&s->marked);
-			for (i = 0; i < NFCF_PROG_PATHS; i++) {
-				c.prog_lookups[i] = u64_stats_read(&s->prog_lookups[i]);
-				c.prog_matches[i] = u64_stats_read(&s->prog_matches[i]);
+			for (i = 0; i < NFCF_PATHS; i++) {
+				c.path_lookups[i] = u64_stats_read(&s->path_lookups[i]);
+				c.path_matches[i] = u64_stats_read(&s->path_matches[i]);
 			}
 		} while (u64_stats_fetch_retry(&s->syncp, start));
 		st->lookups += c.lookups;
 		st->matches += c.matches;
 		st->dropped += c.dropped;
 		st->marked += c.marked;
-		for (i = 0; i < NFCF_PROG_PATHS; i++) {
-			st->prog_lookups[i] += c.prog_lookups[i];
-			st->prog_matches[i] += c.prog_matches[i];
+		for (i = 0; i < NFCF_PATHS; i++) {
+			st->path_lookups[i] += c.path_lookups[i];
+			st->path_matches[i] += c.path_matches[i];
 		}
 	}
 }

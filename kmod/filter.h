@@ -55,26 +55,30 @@ struct nfcf_conf {
 	struct rcu_head rcu;
 };
 
-/* The BPF programs that ask a filter about packets, counted apart. */
-enum nfcf_prog_path {
-	NFCF_PROG_XDP,
-	NFCF_PROG_TC,
-	NFCF_PROG_PATHS
+/*
+ * What asks a filter about packets besides its own hook, counted apart:
+ * XDP and tc programs (kfunc.c), iptables rules (match.c).
+ */
+enum nfcf_path {
+	NFCF_PATH_XDP,
+	NFCF_PATH_TC,
+	NFCF_PATH_RULE,
+	NFCF_PATHS
 };
 
 /**
  * struct nfcf_pcpu_stats - per-CPU packet counters
  *
- * lookups and matches count every path; prog_lookups and prog_matches
- * the share of each BPF program type (enum nfcf_prog_path).
+ * lookups and matches count every path; path_lookups and path_matches
+ * the share of each path that is not the filter's hook (enum nfcf_path).
  */
 struct nfcf_pcpu_stats {
 	u64_stats_t lookups;
 	u64_stats_t matches;
 	u64_stats_t dropped;
 	u64_stats_t marked;
-	u64_stats_t prog_lookups[NFCF_PROG_PATHS];
-	u64_stats_t prog_matches[NFCF_PROG_PATHS];
+	u64_stats_t path_lookups[NFCF_PATHS];
+	u64_stats_t path_matches[NFCF_PATHS];
 	struct u64_stats_sync syncp;
 };
 
@@ -83,8 +87,8 @@ struct nfcf_pkt_stats {
 	u64 matches;
 	u64 dropped;
 	u64 marked;
-	u64 prog_lookups[NFCF_PROG_PATHS];
-	u64 prog_matches[NFCF_PROG_PATHS];
+	u64 path_lookups[NFCF_PATHS];
+	u64 path_matches[NFCF_PATHS];
 };
 
 /* The index of a family's prefix combinations: IPv4 0, IPv6 1. */
@@ -451,30 +455,31 @@ static inline void nfcf_filter_count(struct nfcf_filter *f, bool hit, u8 action)
 }
 
 /**
- * nfcf_filter_count_prog - count one packet a BPF program asked about
+ * nfcf_filter_count_path - count one packet a program or a rule asked about
  * @f:		the filter
  * @hit:	it matched
- * @path:	the program's type
+ * @path:	who asked
  *
- * XDP and tc programs run with migration disabled, so this CPU's counters
- * stay this CPU's.  On 64-bit each is one interrupt-safe increment and
- * nothing else is needed: this runs for every packet, where disabling
- * bottom halves cost a call.  On 32-bit the seqcount needs one writer at
- * a time, which interrupts being off ensures (a hook's writer runs with
- * bottom halves off, so it never interrupts this one).
+ * XDP and tc programs run with migration disabled, iptables rules with
+ * bottom halves disabled, so this CPU's counters stay this CPU's.  On
+ * 64-bit each is one interrupt-safe increment and nothing else is needed:
+ * this runs for every packet, where disabling bottom halves cost a call.
+ * On 32-bit the seqcount needs one writer at a time, which interrupts
+ * being off ensures (a hook's writer runs with bottom halves off, so it
+ * never interrupts this one).
  */
-static inline void nfcf_filter_count_prog(struct nfcf_filter *f, bool hit,
-					  enum nfcf_prog_path path)
+static inline void nfcf_filter_count_path(struct nfcf_filter *f, bool hit,
+					  enum nfcf_path path)
 {
 	struct nfcf_pcpu_stats *st = this_cpu_ptr(f->stats);
 	unsigned long flags;
 
 	flags = u64_stats_update_begin_irqsave(&st->syncp);
 	u64_stats_inc(&st->lookups);
-	u64_stats_inc(&st->prog_lookups[path]);
+	u64_stats_inc(&st->path_lookups[path]);
 	if (hit) {
 		u64_stats_inc(&st->matches);
-		u64_stats_inc(&st->prog_matches[path]);
+		u64_stats_inc(&st->path_matches[path]);
 	}
 	u64_stats_update_end_irqrestore(&st->syncp, flags);
 }

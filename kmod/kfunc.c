@@ -39,7 +39,7 @@
  */
 static int nfcf_kfunc_test(const struct net *net, u32 id,
 			   const struct nf_cuckoo_flow_key *key, u32 key_sz,
-			   u32 fields, enum nfcf_prog_path path)
+			   u32 fields, enum nfcf_path path)
 {
 	const struct nfcf_conf *conf;
 	struct nf_cuckoo_flow_key k;
@@ -62,7 +62,7 @@ static int nfcf_kfunc_test(const struct net *net, u32 id,
 		goto out;
 	k = *key;
 	hit = nfcf_filter_match(f, conf, &k);
-	nfcf_filter_count_prog(f, hit, path);
+	nfcf_filter_count_path(f, hit, path);
 	ret = hit;
 out:
 	rcu_read_unlock();
@@ -88,7 +88,7 @@ __bpf_kfunc int bpf_nfcf_xdp_test(struct xdp_md *ctx, u32 id,
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 
 	return nfcf_kfunc_test(dev_net(xdp->rxq->dev), id, key, key__sz,
-			       fields, NFCF_PROG_XDP);
+			       fields, NFCF_PATH_XDP);
 }
 
 /**
@@ -111,7 +111,7 @@ __bpf_kfunc int bpf_nfcf_skb_test(struct __sk_buff *ctx, u32 id,
 	if (!skb->dev)
 		return -ENOENT;
 	return nfcf_kfunc_test(dev_net(skb->dev), id, key, key__sz, fields,
-			       NFCF_PROG_TC);
+			       NFCF_PATH_TC);
 }
 
 BTF_KFUNCS_START(nfcf_kfunc_ids)

@@ -421,13 +421,17 @@ static int nfcf_put_stats(struct sk_buff *skb, struct nfcf_filter *f)
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_PKT_MARKED, ps.marked,
 			      NF_CUCKOO_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_XDP_LOOKUPS,
-			      ps.prog_lookups[NFCF_PROG_XDP], NF_CUCKOO_STATS_A_PAD) ||
+			      ps.path_lookups[NFCF_PATH_XDP], NF_CUCKOO_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_XDP_MATCHES,
-			      ps.prog_matches[NFCF_PROG_XDP], NF_CUCKOO_STATS_A_PAD) ||
+			      ps.path_matches[NFCF_PATH_XDP], NF_CUCKOO_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_TC_LOOKUPS,
-			      ps.prog_lookups[NFCF_PROG_TC], NF_CUCKOO_STATS_A_PAD) ||
+			      ps.path_lookups[NFCF_PATH_TC], NF_CUCKOO_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_TC_MATCHES,
-			      ps.prog_matches[NFCF_PROG_TC], NF_CUCKOO_STATS_A_PAD)) {
+			      ps.path_matches[NFCF_PATH_TC], NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_RULE_LOOKUPS,
+			      ps.path_lookups[NFCF_PATH_RULE], NF_CUCKOO_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, NF_CUCKOO_STATS_A_RULE_MATCHES,
+			      ps.path_matches[NFCF_PATH_RULE], NF_CUCKOO_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

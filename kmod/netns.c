@@ -114,7 +114,8 @@ static struct nfcf_filter *nfcf_net_find_in(struct list_head *list,
 	return NULL;
 }
 
-static struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
+/* The filter of @name, loading or not; under @nn's lock. */
+struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name)
 {
 	lockdep_assert_held(&nn->lock);
 	return nfcf_net_find_in(&nn->filters, name);
@@ -586,6 +587,7 @@ static int __net_init nfcf_net_init(struct net *net)
 	INIT_LIST_HEAD(&nn->hooks);
 	INIT_LIST_HEAD(&nn->binds);
 	xa_init_flags(&nn->ids, XA_FLAGS_ALLOC1);
+	xa_init(&nn->rules);
 	spin_lock_init(&nn->ev_lock);
 	nn->net = net;
 	nn->gen = 1;
@@ -624,6 +626,12 @@ static void __net_exit nfcf_net_exit(struct net *net)
 
 	list_for_each_entry_safe(f, tmp, &gone, node)
 		nfcf_filter_put(f);
+	/*
+	 * Rules go with their tables, whose namespace exit may come after
+	 * this one: what they count no longer matters, and their release
+	 * finds nothing (nfcf_bind_rule_put()).
+	 */
+	xa_destroy(&nn->rules);
 }
 
 /*

@@ -34,6 +34,9 @@
  *		(struct nfcf_bind, bind.c): written under @lock, read under
  *		RCU
  * @nbinds:	how many, under @lock
+ * @rules:	how many iptables rules use each filter id (bind.c): a value
+ *		entry per id in use, changed under its own xa_lock, since a
+ *		rule may go after the namespace's exit (nothing is left then)
  * @net:	the namespace itself
  * @mem:	bytes charged by the namespace's filters from their
  *		reservation until they (or the stages a flush dropped) are
@@ -58,6 +61,7 @@ struct nfcf_net {
 	u32 next_id;
 	struct list_head binds;
 	unsigned int nbinds;
+	struct xarray rules;
 	struct net *net;
 	u64 mem;
 	spinlock_t mem_lock;	/* see the kernel-doc above */
@@ -78,6 +82,7 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 		    struct netlink_ext_ack *extack);
 struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 				    bool loading_ok);
+struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_destroy(struct nfcf_net *nn, struct nfcf_filter *f,
 		     struct netlink_ext_ack *extack);

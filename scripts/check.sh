@@ -139,11 +139,12 @@ run_jobs() {
 build_module() {	# build_module KVER
 	local ko=build/ko/$1/nf_cuckoo.ko
 
-	rm -f "$ko"
+	rm -f "$ko" "${ko%/*}/xt_cuckoo.ko"
 	selftests/vm/prepare.sh --kver "$1" --quiet >/dev/null &&
 		make -s module KVER="$1" &&
 		[ "$(modinfo -F vermagic nf_cuckoo.ko | cut -d' ' -f1)" = "$1" ] &&
-		echo "ok - module nf_cuckoo.ko builds with -Werror for $1" || return
+		[ "$(modinfo -F vermagic xt_cuckoo.ko | cut -d' ' -f1)" = "$1" ] &&
+		echo "ok - modules nf_cuckoo.ko and xt_cuckoo.ko build with -Werror for $1" || return
 	# The core's userspace-only batch lookup stays out of the module.
 	if nm nf_cuckoo.ko | grep -qw cf_contains_batch; then
 		echo "not ok - nf_cuckoo.ko holds cf_contains_batch, which it never calls"
@@ -156,7 +157,7 @@ build_module() {	# build_module KVER
 		return 1
 	fi
 	echo "ok - nf_cuckoo.ko has BTF of its own, for its kfuncs"
-	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko"
+	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko" && cp xt_cuckoo.ko "${ko%/*}/"
 }
 
 # PREEMPT_RT is refused at build time (kmod/cuckoo_platform.h says why):

@@ -37,7 +37,7 @@ PKGS="
 make gcc clang libclang-rt-14-dev llvm libbpf-dev libxdp-dev xdp-tools
 linux-headers-amd64 kmod cpio
 qemu-system-x86 busybox-static
-libnl-genl-3-dev libjson-c-dev pkg-config
+libnl-genl-3-dev libjson-c-dev libxtables-dev pkg-config
 sparse linux-source-6.1 dwarves
 iproute2 ethtool nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
 iptables gnuplot-nox

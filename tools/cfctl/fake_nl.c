@@ -827,6 +827,8 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u64(m, NF_CUCKOO_STATS_A_XDP_MATCHES, 0);
 	nla_put_u64(m, NF_CUCKOO_STATS_A_TC_LOOKUPS, 0);
 	nla_put_u64(m, NF_CUCKOO_STATS_A_TC_MATCHES, 0);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_RULE_LOOKUPS, 0);
+	nla_put_u64(m, NF_CUCKOO_STATS_A_RULE_MATCHES, 0);
 	nla_nest_end(m, n);
 	for (i = 0; i < f->st.n; i++)
 		put_stage(m, f->st.stage[i]);

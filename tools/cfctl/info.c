@@ -184,7 +184,10 @@ int info_parse_attrs(struct nlattr **tb, struct filter_info *fi)
 		fi->st.xdp_matches = get_u64(st[NF_CUCKOO_STATS_A_XDP_MATCHES]);
 		fi->st.tc_lookups = get_u64(st[NF_CUCKOO_STATS_A_TC_LOOKUPS]);
 		fi->st.tc_matches = get_u64(st[NF_CUCKOO_STATS_A_TC_MATCHES]);
+		fi->st.rule_lookups = get_u64(st[NF_CUCKOO_STATS_A_RULE_LOOKUPS]);
+		fi->st.rule_matches = get_u64(st[NF_CUCKOO_STATS_A_RULE_MATCHES]);
 	}
+	fi->rule_refs = get_u32(tb[NF_CUCKOO_A_RULE_REFS]);
 	fi->has_grow = tb[NF_CUCKOO_A_GROW] && tb[NF_CUCKOO_A_GROW_FACTOR] &&
 		       tb[NF_CUCKOO_A_STAGES_MAX];
 	fi->grow = get_u8(tb[NF_CUCKOO_A_GROW]);
@@ -449,6 +452,19 @@ static void print_stages(const struct filter_info *fi, FILE *f)
 	}
 }
 
+/* The hook's share of the packet counters: what the other paths leave. */
+static uint64_t hook_lookups(const struct filter_info *fi)
+{
+	return fi->st.lookups - fi->st.xdp_lookups - fi->st.tc_lookups -
+	       fi->st.rule_lookups;
+}
+
+static uint64_t hook_matches(const struct filter_info *fi)
+{
+	return fi->st.matches - fi->st.xdp_matches - fi->st.tc_matches -
+	       fi->st.rule_matches;
+}
+
 void info_print_text(const struct filter_info *fi, FILE *f)
 {
 	char key[64], fpr[32], act[64], flags[64];
@@ -460,6 +476,9 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Name: %s\n", fi->name);
 	if (fi->id)
 		fprintf(f, "Id: %" PRIu32 "\n", fi->id);
+	if (fi->rule_refs)
+		fprintf(f, "Used by: %" PRIu32 " iptables rule%s\n", fi->rule_refs,
+			fi->rule_refs == 1 ? "" : "s");
 	for (size_t i = 0; i < fi->nbinds; i++) {
 		char dev[IF_NAMESIZE + 24];
 
@@ -515,14 +534,14 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 	fprintf(f, "Packets: lookups %" PRIu64 " matches %" PRIu64
 		   " dropped %" PRIu64 " marked %" PRIu64 "\n",
 		fi->st.lookups, fi->st.matches, fi->st.dropped, fi->st.marked);
-	if (fi->st.xdp_lookups || fi->st.tc_lookups)
+	if (fi->st.xdp_lookups || fi->st.tc_lookups || fi->st.rule_lookups)
 		fprintf(f, "Packets by path: hook %" PRIu64 "/%" PRIu64
 			   " xdp %" PRIu64 "/%" PRIu64 " tc %" PRIu64 "/%" PRIu64
-			   " (lookups/matches)\n",
-			fi->st.lookups - fi->st.xdp_lookups - fi->st.tc_lookups,
-			fi->st.matches - fi->st.xdp_matches - fi->st.tc_matches,
+			   " rules %" PRIu64 "/%" PRIu64 " (lookups/matches)\n",
+			hook_lookups(fi), hook_matches(fi),
 			fi->st.xdp_lookups, fi->st.xdp_matches,
-			fi->st.tc_lookups, fi->st.tc_matches);
+			fi->st.tc_lookups, fi->st.tc_matches,
+			fi->st.rule_lookups, fi->st.rule_matches);
 	print_stages(fi, f);
 }
 
@@ -588,6 +607,7 @@ struct json_object *info_json(const struct filter_info *fi)
 		}
 		json_object_object_add(o, "attached", a);
 	}
+	json_object_object_add(o, "rules", json_object_new_uint64(fi->rule_refs));
 	json_object_object_add(o, "family",
 			       json_object_new_string(family_name(fi->family)));
 	for (b = 1; b <= NF_CUCKOO_KEY_PROTO; b <<= 1)
@@ -656,13 +676,14 @@ struct json_object *info_json(const struct filter_info *fi)
 		json_object_object_add(p, "matches", json_object_new_uint64(fi->st.matches));
 		json_object_object_add(p, "dropped", json_object_new_uint64(fi->st.dropped));
 		json_object_object_add(p, "marked", json_object_new_uint64(fi->st.marked));
-		json_object_object_add(p, "hook", path_json(
-			fi->st.lookups - fi->st.xdp_lookups - fi->st.tc_lookups,
-			fi->st.matches - fi->st.xdp_matches - fi->st.tc_matches));
+		json_object_object_add(p, "hook", path_json(hook_lookups(fi),
+							    hook_matches(fi)));
 		json_object_object_add(p, "xdp", path_json(fi->st.xdp_lookups,
 							   fi->st.xdp_matches));
 		json_object_object_add(p, "tc", path_json(fi->st.tc_lookups,
 							  fi->st.tc_matches));
+		json_object_object_add(p, "rules", path_json(fi->st.rule_lookups,
+							     fi->st.rule_matches));
 		json_object_object_add(s, "packets", p);
 		json_object_object_add(o, "stats", s);
 	}

@@ -53,6 +53,8 @@ struct filter_info {
 		uint64_t lookups, matches, dropped, marked;
 		/* Of lookups and matches, BPF programs' (a module of 8 on) */
 		uint64_t xdp_lookups, xdp_matches, tc_lookups, tc_matches;
+		/* and iptables rules' (9 on) */
+		uint64_t rule_lookups, rule_matches;
 	} st;
 	/* NF_CUCKOO_A_PREFIXES */
 	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
@@ -76,6 +78,7 @@ struct filter_info {
 		uint8_t point;		/* enum nf_cuckoo_bind_point */
 	} bind[BINDS_SHOWN];
 	size_t nbinds;
+	uint32_t rule_refs;	/* iptables rules that use it (9 on) */
 };
 
 /* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */

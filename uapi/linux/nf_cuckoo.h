@@ -25,6 +25,10 @@
  *	_XDP_MATCHES, _TC_LOOKUPS, _TC_MATCHES; NF_CUCKOO_CMD_BIND, _UNBIND,
  *	NF_CUCKOO_A_IFINDEX, _BIND_POINT, _PROG_ID, _BIND, and DEL's -EBUSY
  *	for a filter bound to a program.
+ *   version 9: the iptables match "cuckoo" (struct xt_cuckoo_mtinfo, see
+ *	"iptables rules" below); NF_CUCKOO_STATS_A_RULE_LOOKUPS,
+ *	_RULE_MATCHES; NF_CUCKOO_A_RULE_REFS, and DEL's -EBUSY for a filter
+ *	a rule uses.
  *
  * Transport
  * =========
@@ -60,7 +64,8 @@
  *	is in /sys/module/nf_cuckoo/parameters/mem_used_bytes (read-only,
  *	bytes).  Defaults are listed with each attribute.
  * NF_CUCKOO_CMD_DEL		destroy a filter (also aborts a load in progress).
- *	R NAME.  -EBUSY if a program is bound to it (see BIND).
+ *	R NAME.  -EBUSY if a program is bound to it (see BIND) or an
+ *	iptables rule uses it (see "iptables rules").
  * NF_CUCKOO_CMD_GET		without NLM_F_DUMP: one filter, R NAME; with NLM_F_DUMP:
  *	every filter of the namespace (NAME ignored).  Each reply (cmd
  *	NF_CUCKOO_CMD_GET) describes one filter: NAME, FAMILY, KEY_FIELDS, CAPACITY,
@@ -374,6 +379,30 @@
  * filter of that name.  The kfuncs need the module's BTF
  * (/sys/kernel/btf/nf_cuckoo); without it the module loads, says so in
  * the kernel log, and its hooks work.
+ *
+ * iptables rules
+ * ==============
+ * The module registers the xtables match "cuckoo" (revision 0) for
+ * iptables and ip6tables (legacy, and nft's xt compatibility), its rule
+ * data struct xt_cuckoo_mtinfo below: `iptables -m cuckoo --filter NAME`.
+ * When the rule is added, the filter NAME must exist in the rule's
+ * network namespace, be live (not being restored) and hold keys of the
+ * rule's family (an "ip" filter cannot serve ip6tables); otherwise the
+ * rule is refused (-ENOENT, -EBUSY or -EINVAL, with the reason in the
+ * kernel log) and nothing changes.  While a rule names it, DEL of the
+ * filter fails with -EBUSY and an extended ack saying how many rules use
+ * it (NF_CUCKOO_A_RULE_REFS); it still goes with its namespace.  A rule
+ * pins the module, as xtables matches do.  The rule follows the filter's
+ * id, so SWAP (restore -replace, compact) does not disturb it.
+ * Per packet, the key is the hook's (see "Packet path"), with
+ * XT_CUCKOO_REVERSE its source and destination (addresses and ports)
+ * exchanged first, and the filter's KEY_FIELDS, BIDIRECTIONAL rule and
+ * prefixes applied.  The rule matches if the key is (probably) in the
+ * filter, or with XT_CUCKOO_INVERT if it is not; the filter's own INVERT,
+ * ACTION and HOOK play no part (a filter of HOOK_NONE serves rules only).
+ * A disabled filter, or a packet whose headers lack what KEY_FIELDS need,
+ * matches neither way.  Counted in the filter's lookups and matches, and
+ * apart as NF_CUCKOO_STATS_A_RULE_LOOKUPS and _RULE_MATCHES.
  */
 #ifndef _UAPI_LINUX_NF_CUCKOO_H
 #define _UAPI_LINUX_NF_CUCKOO_H
@@ -381,7 +410,7 @@
 #include <linux/types.h>
 
 #define NF_CUCKOO_GENL_NAME		"nf_cuckoo"
-#define NF_CUCKOO_GENL_VERSION	8
+#define NF_CUCKOO_GENL_VERSION	9
 /* The multicast group of NF_CUCKOO_CMD_EVENT messages (see "Events"). */
 #define NF_CUCKOO_MCGRP_EVENTS		"events"
 
@@ -423,6 +452,38 @@ enum nf_cuckoo_bind_point {
 	__NF_CUCKOO_BIND_MAX
 };
 #define NF_CUCKOO_BIND_MAX (__NF_CUCKOO_BIND_MAX - 1)
+
+/* The iptables match's name, as -m gives it (see "iptables rules"). */
+#define XT_CUCKOO_NAME			"cuckoo"
+
+/**
+ * enum xt_cuckoo_flags - the match's options
+ *
+ * @XT_CUCKOO_INVERT: match a packet not in the filter (! --filter)
+ * @XT_CUCKOO_REVERSE: look the packet up with source and destination
+ *	exchanged (--reverse)
+ */
+enum xt_cuckoo_flags {
+	XT_CUCKOO_INVERT = 1 << 0,
+	XT_CUCKOO_REVERSE = 1 << 1,
+};
+#define XT_CUCKOO_FLAGS			(XT_CUCKOO_INVERT | XT_CUCKOO_REVERSE)
+
+/**
+ * struct xt_cuckoo_mtinfo - the match's rule data
+ *
+ * @name: the filter's name, NUL-terminated
+ * @flags: enum xt_cuckoo_flags
+ * @pad: zero
+ * @id: the kernel's, set when the rule is checked: the filter's id.  Not
+ *	compared by iptables (its extension's userspacesize ends before it).
+ */
+struct xt_cuckoo_mtinfo {
+	char name[NF_CUCKOO_NAME_MAXLEN];
+	__u8 flags;
+	__u8 pad[3];
+	__u32 id;
+};
 
 /* Fingerprint bits, bucket size and search bound accepted at creation. */
 #define NF_CUCKOO_FP_BITS_MIN		6
@@ -787,6 +848,8 @@ enum nf_cuckoo_event {
  *	NF_CUCKOO_A_BIND, 0 if none was given)
  * @NF_CUCKOO_A_BIND: nested (GET replies), one per bind of the filter:
  *	IFINDEX, BIND_POINT, PROG_ID
+ * @NF_CUCKOO_A_RULE_REFS: u32 (GET replies, when not 0): how many
+ *	iptables rules use the filter (see "iptables rules")
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -840,6 +903,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_BIND_POINT,
 	NF_CUCKOO_A_PROG_ID,
 	NF_CUCKOO_A_BIND,
+	NF_CUCKOO_A_RULE_REFS,
 
 	__NF_CUCKOO_A_MAX
 };
@@ -987,10 +1051,14 @@ struct nf_cuckoo_prefix_count {
  * @NF_CUCKOO_STATS_A_TC_LOOKUPS: u64, of PKT_LOOKUPS, those tc programs
  *	asked about (bpf_nfcf_skb_test())
  * @NF_CUCKOO_STATS_A_TC_MATCHES: u64, of PKT_MATCHES, the tc programs'
+ * @NF_CUCKOO_STATS_A_RULE_LOOKUPS: u64, of PKT_LOOKUPS, those iptables
+ *	rules asked about (the match "cuckoo")
+ * @NF_CUCKOO_STATS_A_RULE_MATCHES: u64, of PKT_MATCHES, the rules' (the
+ *	filter held the key: before a rule's XT_CUCKOO_INVERT)
  *
- * What a program does with a match is its own: the program cfctl
- * attaches drops it, and counts nothing more.  The hook's share of
- * lookups and matches is what XDP and tc leave of PKT_LOOKUPS and
+ * What a program or a rule does with a match is its own: the program
+ * cfctl attaches drops it, and counts nothing more.  The hook's share of
+ * lookups and matches is what XDP, tc and rules leave of PKT_LOOKUPS and
  * PKT_MATCHES.
  */
 enum nf_cuckoo_stats_attr {
@@ -1011,6 +1079,8 @@ enum nf_cuckoo_stats_attr {
 	NF_CUCKOO_STATS_A_XDP_MATCHES,
 	NF_CUCKOO_STATS_A_TC_LOOKUPS,
 	NF_CUCKOO_STATS_A_TC_MATCHES,
+	NF_CUCKOO_STATS_A_RULE_LOOKUPS,
+	NF_CUCKOO_STATS_A_RULE_MATCHES,
 
 	__NF_CUCKOO_STATS_A_MAX
 };
