@@ -154,8 +154,9 @@ kdir=$work/make-install
 kernel_copy "$kdir"
 out=$(make -s -C "$src" install KVER="$KVER" DESTDIR="$kdir" PREFIX=/usr/local 2>&1)
 point $? "make install DESTDIR=... puts the module in updates/ and runs depmod" "$out"
-grep -q "^updates/nf_cuckoo.ko:" "$kdir/lib/modules/$KVER/modules.dep"
-point $? "depmod indexed updates/nf_cuckoo.ko in the copied tree"
+grep -q "^updates/nf_cuckoo.ko:" "$kdir/lib/modules/$KVER/modules.dep" &&
+	grep -q "^updates/xt_cuckoo.ko:.* updates/nf_cuckoo.ko" "$kdir/lib/modules/$KVER/modules.dep"
+point $? "depmod indexed updates/nf_cuckoo.ko and xt_cuckoo.ko (which needs it) in the copied tree"
 vm_points "make install" "$kdir" selftests/vm/installed.sh \
 	"$kdir/usr/local/sbin/cfctl"
 cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf "$kdir/etc/fail2ban/action.d/nf-cuckoo.conf"
@@ -303,8 +304,9 @@ cf_line=$(grep -n "configure cfctl:amd64 $VERSION" <<<"$log" | head -n1 | cut -d
 point $? "dpkg configured nf-cuckoo-dkms (DKMS built the module) before cfctl (whose postinst starts the unit)" \
 	"$(grep -E 'configure|status installed' <<<"$log")"
 installed=/lib/modules/$KVER/updates/dkms/nf_cuckoo.ko
-[ -f "$installed" ] || [ -f "$installed.xz" ]
-point $? "DKMS built and installed the module for $KVER" "$(dkms status 2>&1)"
+xt=${installed%/*}/xt_cuckoo.ko
+{ [ -f "$installed" ] || [ -f "$installed.xz" ]; } && { [ -f "$xt" ] || [ -f "$xt.xz" ]; }
+point $? "DKMS built and installed both modules (nf_cuckoo, xt_cuckoo) for $KVER" "$(dkms status 2>&1)"
 out=$(systemd-analyze verify /lib/systemd/system/nf-cuckoo.service 2>&1)
 point $? "systemd-analyze verify nf-cuckoo.service" "$out"
 cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf
@@ -365,7 +367,8 @@ point $? "the module of $V2 is installed for $KVER" "$st"
 kdir=$work/deb-kernel
 kernel_copy "$kdir"
 mkdir -p "$kdir/lib/modules/$KVER/updates/dkms"
-cp /lib/modules/"$KVER"/updates/dkms/nf_cuckoo.ko* "$kdir/lib/modules/$KVER/updates/dkms/"
+cp /lib/modules/"$KVER"/updates/dkms/nf_cuckoo.ko* /lib/modules/"$KVER"/updates/dkms/xt_cuckoo.ko* \
+	"$kdir/lib/modules/$KVER/updates/dkms/"
 # As prepare.sh does for the kernel's own modules: the VM's are plain .ko.
 find "$kdir/lib/modules/$KVER/updates/dkms" -name '*.xz' -exec xz -d {} +
 depmod -b "$kdir" -a "$KVER"

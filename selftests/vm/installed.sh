@@ -8,7 +8,10 @@
 #
 # CFCTL is the installed cfctl.  Nothing is insmod'ed: the first cfctl
 # command must load the module by itself (its genetlink family alias), from
-# the module tree (updates/).  Then a flow is dropped and another passes.
+# the module tree (updates/).  Then a flow is dropped and another passes;
+# and from an iptables rule (-m cuckoo, the extension from the same
+# install: libxt_cuckoo.so under CFCTL's root) whose match loads xt_cuckoo
+# by itself, a flow of a filter of no hook of its own.
 # With UNIT (the nf-cuckoo.service file), the unit's own ExecStop lines save
 # three filters holding 100,000 entries, the module is unloaded, the unit's
 # own ExecCondition and ExecStart lines load and restore it, and every
@@ -37,11 +40,12 @@ HOST=10.0.0.2
 SCRATCH=$(mktemp -d)
 N=100000
 
-plan $([ -n "$UNIT" ] && echo 14 || echo 5)
+plan $([ -n "$UNIT" ] && echo 16 || echo 7)
 
 cleanup() {
 	"$CFCTL" destroy >/dev/null 2>&1
 	nft delete table inet inst 2>/dev/null
+	iptables -F INPUT 2>/dev/null
 	ip netns del $NS 2>/dev/null
 	rm -rf "$SCRATCH"
 }
@@ -97,6 +101,36 @@ a=$(arrived 5001)
 [ "$a" = 5 ] && ok "another flow passes (5 of 5 arrived)" ||
 	not_ok "another flow passes" "$a of 5 arrived"
 "$CFCTL" destroy bl
+
+# An iptables rule: /usr/sbin/cfctl's extension is in the system's xtables
+# directory, make install's under DESTDIR's (CFCTL's root).
+root=${CFCTL%/usr/*}
+export XTABLES_LIBDIR=$root/usr/lib/x86_64-linux-gnu/xtables:/usr/lib/x86_64-linux-gnu/xtables
+"$CFCTL" create rl family ip hook none &&
+	"$CFCTL" add rl udp $CLIENT:40000 $HOST:5001 || not_ok "cfctl create rl"
+out=$(iptables -A INPUT -m cuckoo --filter rl -j DROP 2>&1)
+rc=$?
+path=$(modinfo -n xt_cuckoo 2>&1)
+if [ $rc = 0 ] && [ -d /sys/module/xt_cuckoo ]; then
+	case $path in
+	*/updates/*xt_cuckoo.ko*) ok "iptables -m cuckoo loads xt_cuckoo from updates/ by itself ($path)" ;;
+	*) not_ok "iptables -m cuckoo loads xt_cuckoo from updates/" "$path" ;;
+	esac
+else
+	not_ok "iptables -m cuckoo --filter rl -j DROP" "status $rc: $out"
+fi
+a=$(arrived 5001)
+b=$(arrived 5000)
+[ "$a" = 0 ] && [ "$b" = 5 ] &&
+	ok "the rule drops the filter's flow (0 of 5), another passes (5 of 5)" ||
+	not_ok "the rule drops the filter's flow, another passes" "$a and $b of 5 arrived"
+iptables -D INPUT -m cuckoo --filter rl -j DROP
+# The rule's release may come a moment later (nftables' commit work).
+for ((i = 0; i < 50; i++)); do
+	rmmod xt_cuckoo 2>/dev/null && break
+	sleep 0.2
+done
+"$CFCTL" destroy rl
 
 [ -n "$UNIT" ] || finish
 

@@ -382,9 +382,10 @@
  *
  * iptables rules
  * ==============
- * The module registers the xtables match "cuckoo" (revision 0) for
- * iptables and ip6tables (legacy, and nft's xt compatibility), its rule
- * data struct xt_cuckoo_mtinfo below: `iptables -m cuckoo --filter NAME`.
+ * The module xt_cuckoo, above nf_cuckoo, registers the xtables match
+ * "cuckoo" (revision 0) for iptables and ip6tables (legacy, and nft's xt
+ * compatibility), its rule data struct xt_cuckoo_mtinfo below:
+ * `iptables -m cuckoo --filter NAME`.
  * When the rule is added, the filter NAME must exist in the rule's
  * network namespace, be live (not being restored) and hold keys of the
  * rule's family (an "ip" filter cannot serve ip6tables); otherwise the
@@ -392,7 +393,7 @@
  * kernel log) and nothing changes.  While a rule names it, DEL of the
  * filter fails with -EBUSY and an extended ack saying how many rules use
  * it (NF_CUCKOO_A_RULE_REFS); it still goes with its namespace.  A rule
- * pins the module, as xtables matches do.  The rule follows the filter's
+ * pins xt_cuckoo, as xtables matches do, and xt_cuckoo nf_cuckoo.  The rule follows the filter's
  * id, so SWAP (restore -replace, compact) does not disturb it.
  * Per packet, the key is the hook's (see "Packet path"), with
  * XT_CUCKOO_REVERSE its source and destination (addresses and ports)
