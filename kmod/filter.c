@@ -42,9 +42,9 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 		u64_stats_init(&per_cpu_ptr(f->stats, cpu)->syncp);
 
 	INIT_LIST_HEAD(&f->node);
-	for (i = 0; i < ARRAY_SIZE(f->hl); i++) {
-		INIT_LIST_HEAD(&f->hl[i].node);
-		f->hl[i].f = f;
+	for (i = 0; i < ARRAY_SIZE(f->hl) * ARRAY_SIZE(f->hl[0]); i++) {
+		INIT_LIST_HEAD(&f->hl[i / 2][i % 2].node);
+		f->hl[i / 2][i % 2].f = f;
 	}
 	mutex_init(&f->lock);
 	refcount_set(&f->ref, 1);

@@ -164,9 +164,12 @@ struct nfcf_hook_link {
  * struct nfcf_filter - a named filter
  * @node:	on the namespace's list of all filters (or, while its table
  *		is being allocated, of reserved ones), under its lock
- * @hl:		on the RCU lists that the packet path walks, of its IPv4 ([0])
- *		and IPv6 ([1]) hook entries (as its family has them), once
- *		loaded and until removed (whether enabled or not)
+ * @hl:		on the RCU lists that the packet path walks, of its IPv4
+ *		([@hl_set][0]) and IPv6 ([@hl_set][1]) hook entries (as its
+ *		family has them), once loaded and until removed (whether
+ *		enabled or not).  Two sets, so that a move to another hook
+ *		puts the filter in its new place before it leaves the old
+ *		(nfcf_hooks_move())
  * @st:		the cuckoo filter's stages; the first set at creation and
  *		never replaced, more added as it grows (cuckoo_stages.h)
  * @conf:	packet-path settings, RCU
@@ -190,8 +193,11 @@ struct nfcf_hook_link {
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
  * @ks:		how keys are built (fixed)
- * @priority:	netfilter hook priority (fixed)
- * @hook:	enum nf_cuckoo_hook (fixed)
+ * @priority:	netfilter hook priority
+ * @hook:	enum nf_cuckoo_hook; it and @priority change only by
+ *		nfcf_hooks_move(), under the namespace's lock
+ * @hl_set:	the set of @hl in use (nfcf_hooks_move()), under the
+ *		namespace's lock
  * @loading:	being restored: invisible to the packet path (under the
  *		namespace's lock and @lock)
  * @dead:	removed from its namespace (under the namespace's lock and @lock)
@@ -211,7 +217,8 @@ struct nfcf_hook_link {
  */
 struct nfcf_filter {
 	struct list_head node;
-	struct nfcf_hook_link hl[2];
+	struct nfcf_hook_link hl[2][2];
+	u8 hl_set;
 	struct cf_stages st;
 	struct nfcf_conf __rcu *conf;
 	struct nfcf_prefixes __rcu *px;

@@ -59,7 +59,8 @@ static_assert((int)NF_CUCKOO_HOOK_POSTROUTING == (int)NF_INET_POST_ROUTING);
  * @node:	on nfcf_net::hooks, under the namespace's lock
  * @filters:	RCU list of the live filters (enabled or not) of this family,
  *		hook and priority, in the order they went live (struct
- *		nfcf_hook_link: nfcf_filter::hl[0] for IPv4, [1] for IPv6)
+ *		nfcf_hook_link: nfcf_filter::hl[set][0] for IPv4, [set][1]
+ *		for IPv6)
  * @ops:	what is registered; @ops.priv is this entry
  * @nn:		the namespace's state
  * @rcu:	to free it once no packet can see it
@@ -157,7 +158,7 @@ static u8 nfcf_family_pf(u8 family)
 	return family == NF_CUCKOO_FAMILY_IPV4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
 }
 
-/* In the order of nfcf_filter::hl[]. */
+/* In the order of nfcf_filter::hl[set][]. */
 static const u8 nfcf_families[] = {
 	NF_CUCKOO_FAMILY_IPV4, NF_CUCKOO_FAMILY_IPV6
 };
@@ -296,8 +297,20 @@ int nfcf_hooks_link(struct nfcf_net *nn, struct nfcf_filter *f)
 	}
 	for (i = 0; i < ARRAY_SIZE(nfcf_families); i++)
 		if (e[i])
-			list_add_tail_rcu(&f->hl[i].node, &e[i]->filters);
+			list_add_tail_rcu(&f->hl[f->hl_set][i].node, &e[i]->filters);
 	return 0;
+}
+
+/* Take the list nodes of @set of @f, once linked at a hook or not, off. */
+static void nfcf_hooks_unlink_set(struct nfcf_filter *f, u8 set, bool hooked)
+{
+	unsigned int i;
+
+	if (!hooked)
+		return;
+	for (i = 0; i < ARRAY_SIZE(nfcf_families); i++)
+		if (f->ks.families & nfcf_families[i])
+			list_del_rcu(&f->hl[set][i].node);
 }
 
 /**
@@ -310,12 +323,47 @@ int nfcf_hooks_link(struct nfcf_net *nn, struct nfcf_filter *f)
  */
 void nfcf_hooks_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 {
-	unsigned int i;
+	lockdep_assert_held(&nn->lock);
+	nfcf_hooks_unlink_set(f, f->hl_set, nfcf_filter_hooked(f));
+}
+
+/**
+ * nfcf_hooks_move - give a live filter another hook or priority
+ * @nn:		the namespace, its lock held
+ * @f:		a filter nfcf_hooks_link() put on the packet path
+ * @hook:	enum nf_cuckoo_hook, NF_CUCKOO_HOOK_NONE included
+ * @priority:	the priority there
+ *
+ * The filter goes last on its new entries' lists, with the set of list
+ * nodes it does not use, before it leaves the old ones: no packet finds
+ * it in neither place, one may find it in both for a moment (at two
+ * hooks, a packet may then be counted twice).  Then a grace period,
+ * after which no packet stands on the old nodes: the next move may use
+ * them.  Its entries stay.
+ * Return: 0, or an error of nfcf_hooks_link() (nothing changed then).
+ */
+int nfcf_hooks_move(struct nfcf_net *nn, struct nfcf_filter *f, u8 hook,
+		    s32 priority)
+{
+	bool was_hooked = nfcf_filter_hooked(f);
+	s32 old_priority = f->priority;
+	u8 old_hook = f->hook;
+	u8 old_set = f->hl_set;
+	int err;
 
 	lockdep_assert_held(&nn->lock);
-	if (!nfcf_filter_hooked(f))
-		return;
-	for (i = 0; i < ARRAY_SIZE(nfcf_families); i++)
-		if (f->ks.families & nfcf_families[i])
-			list_del_rcu(&f->hl[i].node);
+	WRITE_ONCE(f->hook, hook);
+	WRITE_ONCE(f->priority, priority);
+	f->hl_set = !old_set;
+	err = nfcf_hooks_link(nn, f);
+	if (err) {
+		WRITE_ONCE(f->hook, old_hook);
+		WRITE_ONCE(f->priority, old_priority);
+		f->hl_set = old_set;
+		return err;
+	}
+	nfcf_hooks_unlink_set(f, old_set, was_hooked);
+	nfcf_hooks_sync(nn, NULL);
+	synchronize_rcu();
+	return 0;
 }

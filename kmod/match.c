@@ -45,6 +45,11 @@ static int xt_cuckoo_mt_check(const struct xt_mtchk_param *par)
 {
 	struct xt_cuckoo_mtinfo *info = par->matchinfo;
 
+	/* Registered for every family, as most matches are: IP ones only. */
+	if (par->family != NFPROTO_IPV4 && par->family != NFPROTO_IPV6) {
+		pr_info_ratelimited("only iptables and ip6tables rules can ask a filter\n");
+		return -EINVAL;
+	}
 	if (info->flags & ~XT_CUCKOO_FLAGS) {
 		pr_info_ratelimited("unknown flags %#x in a rule\n", info->flags);
 		return -EINVAL;
@@ -64,39 +69,26 @@ static void xt_cuckoo_mt_destroy(const struct xt_mtdtor_param *par)
 	nfcf_rule_put(par->net, info->id);
 }
 
-static struct xt_match xt_cuckoo_mt_reg[] __read_mostly = {
-	{
-		.name		= XT_CUCKOO_NAME,
-		.revision	= 0,
-		.family		= NFPROTO_IPV4,
-		.match		= xt_cuckoo_mt,
-		.checkentry	= xt_cuckoo_mt_check,
-		.destroy	= xt_cuckoo_mt_destroy,
-		.matchsize	= sizeof(struct xt_cuckoo_mtinfo),
-		.usersize	= offsetof(struct xt_cuckoo_mtinfo, id),
-		.me		= THIS_MODULE,
-	},
-	{
-		.name		= XT_CUCKOO_NAME,
-		.revision	= 0,
-		.family		= NFPROTO_IPV6,
-		.match		= xt_cuckoo_mt,
-		.checkentry	= xt_cuckoo_mt_check,
-		.destroy	= xt_cuckoo_mt_destroy,
-		.matchsize	= sizeof(struct xt_cuckoo_mtinfo),
-		.usersize	= offsetof(struct xt_cuckoo_mtinfo, id),
-		.me		= THIS_MODULE,
-	},
+static struct xt_match xt_cuckoo_mt_reg __read_mostly = {
+	.name		= XT_CUCKOO_NAME,
+	.revision	= 0,
+	.family		= NFPROTO_UNSPEC,
+	.match		= xt_cuckoo_mt,
+	.checkentry	= xt_cuckoo_mt_check,
+	.destroy	= xt_cuckoo_mt_destroy,
+	.matchsize	= sizeof(struct xt_cuckoo_mtinfo),
+	.usersize	= offsetof(struct xt_cuckoo_mtinfo, id),
+	.me		= THIS_MODULE,
 };
 
 static int __init xt_cuckoo_init(void)
 {
-	return xt_register_matches(xt_cuckoo_mt_reg, ARRAY_SIZE(xt_cuckoo_mt_reg));
+	return xt_register_match(&xt_cuckoo_mt_reg);
 }
 
 static void __exit xt_cuckoo_exit(void)
 {
-	xt_unregister_matches(xt_cuckoo_mt_reg, ARRAY_SIZE(xt_cuckoo_mt_reg));
+	xt_unregister_match(&xt_cuckoo_mt_reg);
 }
 
 module_init(xt_cuckoo_init);

@@ -126,6 +126,9 @@ static const struct nla_policy nfcf_set_policy[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_INVERT] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NF_CUCKOO_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NF_CUCKOO_A_GROW] = NLA_POLICY_MAX(NLA_U8, 1),
+	[NF_CUCKOO_A_HOOK] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_HOOK_MAX),
+	[NF_CUCKOO_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,
+							      &nfcf_priority_range),
 };
 
 static int nfcf_validate_packed(const struct nlattr *attr,
@@ -567,8 +570,8 @@ int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 	    nla_put_u8(skb, NF_CUCKOO_A_BUCKET_SIZE, p.bucket_size) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_ENCODING, p.encoding) ||
 	    nla_put_u16(skb, NF_CUCKOO_A_MAX_KICKS, p.max_kicks) ||
-	    nla_put_u8(skb, NF_CUCKOO_A_HOOK, f->hook) ||
-	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, f->priority) ||
+	    nla_put_u8(skb, NF_CUCKOO_A_HOOK, READ_ONCE(f->hook)) ||
+	    nla_put_s32(skb, NF_CUCKOO_A_PRIORITY, READ_ONCE(f->priority)) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
 	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, locked) ||
@@ -739,6 +742,22 @@ static int nfcf_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* SET's HOOK and PRIORITY: what is not given stays. */
+static int nfcf_set_move(struct genl_info *info, struct nfcf_filter *f)
+{
+	struct nlattr **a = info->attrs;
+	s32 priority;
+	u8 hook;
+
+	if (a[NF_CUCKOO_A_HOOK])
+		hook = nla_get_u8(a[NF_CUCKOO_A_HOOK]);
+	if (a[NF_CUCKOO_A_PRIORITY])
+		priority = nla_get_s32(a[NF_CUCKOO_A_PRIORITY]);
+	return nfcf_net_move(nfcf_net(genl_info_net(info)), f,
+			     a[NF_CUCKOO_A_HOOK] ? &hook : NULL,
+			     a[NF_CUCKOO_A_PRIORITY] ? &priority : NULL);
+}
+
 static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
@@ -770,9 +789,10 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	f = nfcf_get_filter(info, false);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	if (!what && !a[NF_CUCKOO_A_GROW]) {
+	if (!what && !a[NF_CUCKOO_A_GROW] && !a[NF_CUCKOO_A_HOOK] &&
+	    !a[NF_CUCKOO_A_PRIORITY]) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED or GROW");
+				   "nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED, GROW, HOOK or PRIORITY");
 		err = -EINVAL;
 		goto out;
 	}
@@ -782,10 +802,18 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	if (!err && what)
 		err = nfcf_net_update_conf(nfcf_net(genl_info_net(info)), f,
 					   &val, what);
+	if (!err && (a[NF_CUCKOO_A_HOOK] || a[NF_CUCKOO_A_PRIORITY]))
+		err = nfcf_set_move(info, f);
 	if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
 	else if (err == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "the filter is being restored: its hook can change once it is live");
+	else if (err == -E2BIG)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "too many netfilter hooks at that place: the filter stays where it was");
 	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot register the filter's netfilter hook");

@@ -473,6 +473,40 @@ out:
 }
 
 /**
+ * nfcf_net_move - give a filter another hook or priority (SET)
+ * @nn:		its namespace
+ * @f:		the filter (the caller holds a reference)
+ * @hook:	enum nf_cuckoo_hook, NF_CUCKOO_HOOK_NONE included; NULL: the
+ *		filter's own
+ * @priority:	the priority there; NULL: the filter's own
+ *
+ * Its entries, settings and counters stay; see nfcf_hooks_move().
+ * Return: 0; -ENOENT (removed), -EBUSY (being restored), or an error of
+ * nfcf_hooks_link() (-ENOMEM, -E2BIG): nothing changed then.
+ */
+int nfcf_net_move(struct nfcf_net *nn, struct nfcf_filter *f, const u8 *hook,
+		  const s32 *priority)
+{
+	int err = 0;
+	s32 p;
+	u8 h;
+
+	mutex_lock(&nn->lock);
+	h = hook ? *hook : f->hook;
+	p = priority ? *priority : f->priority;
+	if (f->dead)
+		err = -ENOENT;
+	else if (f->loading)
+		err = -EBUSY;
+	else if (h != f->hook || p != f->priority)
+		err = nfcf_hooks_move(nn, f, h, p);
+	if (!err)
+		nfcf_gen_bump(&nn->gen);
+	mutex_unlock(&nn->lock);
+	return err;
+}
+
+/**
  * nfcf_net_update_conf - change a filter's packet-path settings
  * @nn:		its namespace
  * @f:		the filter (the caller holds a reference)

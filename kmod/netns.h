@@ -91,6 +91,8 @@ int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
 			 const struct nfcf_conf *val, u32 what);
+int nfcf_net_move(struct nfcf_net *nn, struct nfcf_filter *f, const u8 *hook,
+		  const s32 *priority);
 void nfcf_net_abort_loads(struct net *net, u32 portid);
 
 int nfcf_netns_init(void);

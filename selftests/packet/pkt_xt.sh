@@ -17,14 +17,17 @@
 #   - a rule naming a filter that does not exist, or an ip filter in an
 #     ip6tables rule, is refused with the reason; after iptables -D the
 #     filter can be destroyed; xt_cuckoo cannot be unloaded while a rule
-#     uses the match, nor nf_cuckoo under it.
+#     uses the match, nor nf_cuckoo under it;
+#   - cfctl set moves a filter from hook none to a hook and back, its
+#     entries kept, and between two hooks while c streams: not one packet
+#     of the stream gets through.
 # The match's module is xt_cuckoo.ko beside NF_CUCKOO_KO (inserted here:
 # the VM has no module tree to find it in), its extension this tree's
 # tools/xt/libxt_cuckoo.so (XTABLES_LIBDIR).
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 42
+plan 46
 
 XT=$REPO/tools/xt
 [ -r "$XT/libxt_cuckoo.so" ] || bail "no $XT/libxt_cuckoo.so (make -C tools/xt)"
@@ -54,8 +57,10 @@ table inet t {
 	counter l6 {}
 	counter o4 {}
 	counter o6 {}
+	counter m4 {}
 	chain in {
 		type filter hook input priority 0;
+		ip saddr $C4 udp sport 4003 counter name m4
 		ip saddr $C4 udp sport 4001 counter name l4
 		ip6 saddr $C6 udp sport 4001 counter name l6
 		ip saddr $C4 udp sport 4002 counter name o4
@@ -226,6 +231,42 @@ for v in nft legacy; do
 	check_all "$v: tables flushed, al and rv destroyed" \
 		"$a" = 0 "$b" = 0 "$RC" = 0
 done
+
+# cfctl set: hook none <-> a hook, entries kept; between hooks, no gap.
+cfq r create mv family inet key src hook none && cfq r add mv src $C4 src $C6 ||
+	bail "cannot make filter mv"
+send
+check_all "set: a filter of hook none: c's flows arrive" \
+	"${D[l4]}" = $N "${D[l6]}" = $N
+cfr r set mv hook prerouting priority raw
+send
+check_all "set mv hook prerouting priority raw: c's flows dropped, both entries kept" \
+	"$RC" = 0 "${D[l4]}" = 0 "${D[l6]}" = 0 "${D[o4]}" = 0 \
+	"$(fstat r mv .hook)" = prerouting "$(fstat r mv .stats.items)" = 2
+bg c "$SCRATCH/mv.out" stream --dst $S4 --sport 4003 --dport 5001 \
+	--rate 50 --time 60 --stop "$SCRATCH/mv.stop"
+sleep 1
+read -r look0 _ <<<"$(pstats r mv)"
+counters s
+m0=${CNT[m4]:-0}
+moved=0
+for ((i = 0; i < 6; i++)); do
+	cfq r set mv hook forward && cfq r set mv hook prerouting priority 0 &&
+		moved=$((moved + 2))
+done
+sleep 0.5
+counters s
+read -r look _ <<<"$(pstats r mv)"
+touch "$SCRATCH/mv.stop"
+reap "$BGPID" 10
+check_all "12 moves between prerouting and forward while c streams: every packet looked up, none arrived" \
+	"$moved" = 12 "$((look - look0))" -gt 0 "${CNT[m4]:-0}" = "$m0"
+cfr r set mv hook none
+send
+check_all "set mv hook none: c's flows arrive again, both entries kept" \
+	"$RC" = 0 "${D[l4]}" = $N "${D[l6]}" = $N "$(fstat r mv .hook)" = none \
+	"$(fstat r mv .stats.items)" = 2
+cfq r destroy mv
 
 # A namespace deleted with rules (legacy and nft) that use its filter:
 # the filter goes with it, and so do the rules and their hold on

@@ -139,10 +139,12 @@ static const struct verb verbs[] = {
 	  "Show one filter, as list does.  -j: one JSON object.\n" },
 	{ "set", NULL, cmd_set,
 	  "set NAME [action drop|count|mark VALUE[/MASK]] [invert [on|off] | noinvert]\n"
-	  "         [enable | disable] [grow | nogrow]",
+	  "         [enable | disable] [grow | nogrow] [hook HOOK] [priority PRIO]",
 	  "Change what a filter does, keeping its entries.  grow or nogrow turns\n"
-	  "growth on or off (the stages it has stay).  Geometry, family, key, hook,\n"
-	  "priority, bidirectional, factor and stages are fixed at creation.\n" },
+	  "growth on or off (the stages it has stay).  hook and priority move it\n"
+	  "(hook none: rules and programs only), consulted at its new place before\n"
+	  "it leaves the old.  Geometry, family, key, bidirectional, factor and\n"
+	  "stages are fixed at creation.\n" },
 	{ "flush", NULL, cmd_flush,
 	  "flush [NAME...]",
 	  "Remove every entry of the named filters, or of every filter.\n" },

@@ -337,7 +337,7 @@ static uint64_t allowed(uint8_t cmd)
 		return B(NAME);
 	case NF_CUCKOO_CMD_SET:
 		return B(NAME) | B(ACTION) | B(MARK) | B(MARK_MASK) |
-		       B(INVERT) | B(ENABLED) | B(GROW);
+		       B(INVERT) | B(ENABLED) | B(GROW) | B(HOOK) | B(PRIORITY);
 	case NF_CUCKOO_CMD_ADD_ENTRIES:
 	case NF_CUCKOO_CMD_DEL_ENTRIES:
 		return ENTRIES | B(BATCH_FLAGS);
@@ -1054,15 +1054,18 @@ static int cmd_set(struct req *r)
 		return err;
 	if (!a[NF_CUCKOO_A_ACTION] && !a[NF_CUCKOO_A_MARK] &&
 	    !a[NF_CUCKOO_A_MARK_MASK] && !a[NF_CUCKOO_A_INVERT] &&
-	    !a[NF_CUCKOO_A_ENABLED] && !a[NF_CUCKOO_A_GROW])
+	    !a[NF_CUCKOO_A_ENABLED] && !a[NF_CUCKOO_A_GROW] &&
+	    !a[NF_CUCKOO_A_HOOK] && !a[NF_CUCKOO_A_PRIORITY])
 		return req_err(r, NULL, -EINVAL,
-			       "nf_cuckoo: nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED or GROW");
+			       "nf_cuckoo: nothing to change: give ACTION, MARK, MARK_MASK, INVERT, ENABLED, GROW, HOOK or PRIORITY");
 	f->st.g.grow = a32(a[NF_CUCKOO_A_GROW], f->st.g.grow);
 	f->c.action = (uint8_t)a32(a[NF_CUCKOO_A_ACTION], f->c.action);
 	f->c.mark = a32(a[NF_CUCKOO_A_MARK], f->c.mark);
 	f->c.mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], f->c.mark_mask);
 	f->c.invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], f->c.invert);
 	f->c.enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], f->c.enabled);
+	f->c.hook = (uint8_t)a32(a[NF_CUCKOO_A_HOOK], f->c.hook);
+	f->c.priority = (int32_t)a32(a[NF_CUCKOO_A_PRIORITY], (uint32_t)f->c.priority);
 	fake_event(NF_CUCKOO_EVENT_SET, f, 0);
 	return 0;
 }

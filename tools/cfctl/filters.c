@@ -119,7 +119,11 @@ struct nl_msg *build_set(struct cfnl *nl, const struct filter_spec *fs)
 {
 	struct nl_msg *msg = build_named(nl, NF_CUCKOO_CMD_SET, fs->name);
 
-	if (msg && put_conf(msg, fs)) {
+	if (msg && (put_conf(msg, fs) ||
+		    ((fs->have & HAVE_HOOK) &&
+		     nla_put_u8(msg, NF_CUCKOO_A_HOOK, fs->hook)) ||
+		    ((fs->have & HAVE_PRIORITY) &&
+		     nla_put_u32(msg, NF_CUCKOO_A_PRIORITY, (uint32_t)fs->priority)))) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -374,7 +378,7 @@ int cmd_set(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!fs.have) {
-		errmsg("nothing to set; usage: cfctl set NAME [action ...] [invert on|off] [enable|disable] [grow|nogrow]");
+		errmsg("nothing to set; usage: cfctl set NAME [action ...] [invert on|off] [enable|disable] [grow|nogrow] [hook HOOK] [priority PRIO]");
 		return EXIT_USAGE;
 	}
 	if (cfnl_open(&nl))

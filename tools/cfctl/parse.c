@@ -734,14 +734,14 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				seterr(err, errlen, "bad seed '%s' (want a 64-bit number)", v);
 				return -1;
 			}
-		} else if (!for_set && !strcmp(k, "hook")) {
+		} else if (!strcmp(k, "hook")) {
 			ONCE(HAVE_HOOK);
 			NEED_VALUE();
 			if (parse_hook(v, &fs->hook)) {
 				seterr(err, errlen, "bad hook '%s' (want prerouting, input, forward, output, postrouting or none)", v);
 				return -1;
 			}
-		} else if (!for_set && !strcmp(k, "priority")) {
+		} else if (!strcmp(k, "priority")) {
 			ONCE(HAVE_PRIORITY);
 			NEED_VALUE();
 			if (parse_priority(v, &fs->priority)) {

@@ -28,7 +28,7 @@
  *   version 9: the iptables match "cuckoo" (struct xt_cuckoo_mtinfo, see
  *	"iptables rules" below); NF_CUCKOO_STATS_A_RULE_LOOKUPS,
  *	_RULE_MATCHES; NF_CUCKOO_A_RULE_REFS, and DEL's -EBUSY for a filter
- *	a rule uses.
+ *	a rule uses; SET's HOOK and PRIORITY.
  *
  * Transport
  * =========
@@ -76,9 +76,14 @@
  *	A dump interrupted by a change of the filter table carries
  *	NLM_F_DUMP_INTR.
  * NF_CUCKOO_CMD_SET		change a filter without losing its entries.
- *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED, GROW.  Anything else
- *	(geometry, family, key fields, hook, priority, bidirectional) is fixed
- *	at creation and rejected here.
+ *	R NAME; o ACTION, MARK, MARK_MASK, INVERT, ENABLED, GROW, HOOK,
+ *	PRIORITY.  A new HOOK or PRIORITY (version 9; what is not given
+ *	stays) moves the filter there, HOOK_NONE included: it is consulted at
+ *	its new place before it leaves the old (a packet may meet it at both
+ *	for a moment), and the reply comes an RCU grace period later; -EBUSY
+ *	while it is being restored, -E2BIG if the hooks there are full (it
+ *	stays where it was).  Anything else (geometry, family, key fields,
+ *	bidirectional) is fixed at creation and rejected here.
  * NF_CUCKOO_CMD_FLUSH	remove every entry.  R NAME.
  * NF_CUCKOO_CMD_ADD_ENTRIES	add entries.
  *	R entries (see "Batches"); R NAME; o BATCH_FLAGS (NF_CUCKOO_BATCH_F_UNIQUE).
