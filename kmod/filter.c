@@ -35,9 +35,14 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 	if (!conf)
 		goto err_free;
 	RCU_INIT_POINTER(f->conf, conf);
+	if (cfg->ifs.n) {
+		f->ifaces = kmemdup(&cfg->ifs, sizeof(cfg->ifs), GFP_KERNEL_ACCOUNT);
+		if (!f->ifaces)
+			goto err_conf;
+	}
 	f->stats = alloc_percpu_gfp(struct nfcf_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!f->stats)
-		goto err_conf;
+		goto err_ifaces;
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(f->stats, cpu)->syncp);
 
@@ -57,6 +62,8 @@ static struct nfcf_filter *nfcf_filter_alloc(const struct nfcf_filter_cfg *cfg)
 	strscpy_pad(f->name, cfg->name, sizeof(f->name));
 	return f;
 
+err_ifaces:
+	kfree(f->ifaces);
 err_conf:
 	kfree(conf);
 err_free:
@@ -151,6 +158,7 @@ static void nfcf_filter_free_rcu(struct rcu_head *head)
 	kfree(rcu_dereference_protected(f->px, true));
 	free_percpu(f->stats);
 	kfree(rcu_dereference_protected(f->conf, true));
+	kfree(f->ifaces);
 	mutex_destroy(&f->lock);
 	kfree(f);
 	nfcf_uncharge_freed(ceiling, bytes);

@@ -33,6 +33,7 @@
 
 #include "cuckoo_stages.h"
 #include "flowkey.h"
+#include "iface.h"
 
 /**
  * struct nfcf_conf - what the packet path reads on each match
@@ -193,6 +194,8 @@ struct nfcf_hook_link {
  * @load_total:	while loading: bytes of table expected
  * @load_portid: while loading: netlink port that began the load
  * @ks:		how keys are built (fixed)
+ * @ifaces:	the device names its hook is restricted to, NULL for none
+ *		(fixed; their indexes are kept by iface.c)
  * @priority:	netfilter hook priority
  * @hook:	enum nf_cuckoo_hook; it and @priority change only by
  *		nfcf_hooks_move(), under the namespace's lock
@@ -235,6 +238,7 @@ struct nfcf_filter {
 	u64 load_total;
 	u32 load_portid;
 	struct nfcf_key_spec ks;
+	struct nfcf_ifaces *ifaces;
 	s32 priority;
 	u8 hook;
 	bool loading;
@@ -256,6 +260,7 @@ struct nfcf_filter_cfg {
 	struct cf_grow grow;
 	struct nfcf_key_spec ks;
 	struct nfcf_conf conf;
+	struct nfcf_ifaces ifs;
 	s32 priority;
 	u8 hook;
 };

@@ -27,7 +27,8 @@
  *
  * The hook.  Netfilter runs hooks under rcu_read_lock().  The hook walks
  * its entry's list, so only the filters of its own family, hook and
- * priority, skipping disabled ones; builds the packet's key once, on the
+ * priority, skipping disabled ones and those whose interfaces (iface.c)
+ * the packet's devices are not; builds the packet's key once, on the
  * first filter that needs it; and lets each filter mask a copy of it.  No
  * lock is taken: the filter core's readers are lockless (cuckoo.h), a
  * filter's settings are one RCU pointer, its counters per CPU.  The first
@@ -81,7 +82,8 @@ struct nfcf_hook_ent {
 
 /* Consult the filters of @e; NF_DROP or NF_ACCEPT. */
 static unsigned int nfcf_hook_walk(const struct nfcf_hook_ent *e,
-				   struct sk_buff *skb)
+				   struct sk_buff *skb,
+				   const struct nf_hook_state *state)
 {
 	struct nf_cuckoo_flow_key pkt, k;
 	const struct nfcf_hook_link *l;
@@ -96,6 +98,9 @@ static unsigned int nfcf_hook_walk(const struct nfcf_hook_ent *e,
 
 		conf = rcu_dereference(f->conf);
 		if (!conf->enabled)
+			continue;
+		if (f->ifaces &&
+		    !nfcf_ifaces_match(f->ifaces, state->in, state->out))
 			continue;
 		if (!have_key) {
 			have = nfcf_flowkey_from_skb(&pkt, skb, e->family);
@@ -146,7 +151,7 @@ static unsigned int nfcf_hook_fn(void *priv, struct sk_buff *skb,
 	u32 mark = skb->mark;
 	unsigned int verdict;
 
-	verdict = nfcf_hook_walk(e, skb);
+	verdict = nfcf_hook_walk(e, skb, state);
 	if (verdict == NF_ACCEPT && skb->mark != mark &&
 	    e->ops.hooknum == NF_INET_LOCAL_OUT)
 		return nfcf_reroute(e, skb, state);

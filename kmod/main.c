@@ -14,6 +14,7 @@
 
 #include "bind.h"
 #include "compat.h"
+#include "iface.h"
 #include "kfunc.h"
 #include "cuckoo.h"
 #include "netns.h"
@@ -141,6 +142,9 @@ static int __init nf_cuckoo_init(void)
 	err = nfcf_bind_init();
 	if (err)
 		goto err_bind;
+	err = nfcf_iface_init();
+	if (err)
+		goto err_iface;
 	err = nfcf_genl_init();
 	if (err)
 		goto err_genl;
@@ -153,6 +157,8 @@ static int __init nf_cuckoo_init(void)
 	return 0;
 
 err_genl:
+	nfcf_iface_exit();
+err_iface:
 	nfcf_bind_exit();
 err_bind:
 	nfcf_netns_exit();
@@ -164,6 +170,7 @@ err_selftest:
 static void __exit nf_cuckoo_exit(void)
 {
 	nfcf_genl_exit();
+	nfcf_iface_exit();
 	nfcf_bind_exit();
 	nfcf_netns_exit();
 	pr_info("unloaded\n");

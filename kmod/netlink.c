@@ -69,6 +69,7 @@ static int nfcf_validate_chunk(const struct nlattr *attr,
 	[NF_CUCKOO_A_PRIORITY] = NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32,	\
 						&nfcf_priority_range),	\
 	[NF_CUCKOO_A_BIDIRECTIONAL] = NLA_POLICY_MAX(NLA_U8, 1),		\
+	[NF_CUCKOO_A_IFACE] = { .type = NLA_NESTED },				\
 	[NF_CUCKOO_A_ACTION] = NLA_POLICY_MAX(NLA_U8, NF_CUCKOO_ACTION_MAX),	\
 	[NF_CUCKOO_A_MARK] = { .type = NLA_U32 },				\
 	[NF_CUCKOO_A_MARK_MASK] = { .type = NLA_U32 },			\
@@ -323,7 +324,9 @@ static int nfcf_parse_cfg(struct genl_info *info, struct nfcf_filter_cfg *cfg)
 					NF_CUCKOO_GROW_FACTOR_DEFAULT);
 	cfg->grow.max_stages = nfcf_attr_u8(a[NF_CUCKOO_A_STAGES_MAX],
 					    NF_CUCKOO_STAGES_DEFAULT);
-	return nfcf_key_spec_check(&cfg->ks, a[NF_CUCKOO_A_KEY_FIELDS],
+	return nfcf_ifaces_parse(info, &cfg->ifs) ?:
+	       nfcf_ifaces_hook_ok(&cfg->ifs, cfg->hook, info->extack) ?:
+	       nfcf_key_spec_check(&cfg->ks, a[NF_CUCKOO_A_KEY_FIELDS],
 				   a[NF_CUCKOO_A_BIDIRECTIONAL], info->extack);
 }
 
@@ -575,7 +578,7 @@ int nfcf_nl_put_filter(struct sk_buff *skb, struct nfcf_filter *f, bool stats,
 	    nla_put_u8(skb, NF_CUCKOO_A_BIDIRECTIONAL, f->ks.bidir) ||
 	    nla_put_u8(skb, NF_CUCKOO_A_LOADING, READ_ONCE(f->loading)) ||
 	    nfcf_put_conf(skb, f) || nfcf_put_prefixes(skb, f, locked) ||
-	    nfcf_put_grow(skb, f))
+	    nfcf_put_grow(skb, f) || nfcf_ifaces_put(skb, f->ifaces))
 		return -EMSGSIZE;
 	if (!stats)
 		return 0;
@@ -755,7 +758,8 @@ static int nfcf_set_move(struct genl_info *info, struct nfcf_filter *f)
 		priority = nla_get_s32(a[NF_CUCKOO_A_PRIORITY]);
 	return nfcf_net_move(nfcf_net(genl_info_net(info)), f,
 			     a[NF_CUCKOO_A_HOOK] ? &hook : NULL,
-			     a[NF_CUCKOO_A_PRIORITY] ? &priority : NULL);
+			     a[NF_CUCKOO_A_PRIORITY] ? &priority : NULL,
+			     info->extack);
 }
 
 static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
@@ -814,6 +818,8 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	else if (err == -E2BIG)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "too many netfilter hooks at that place: the filter stays where it was");
+	else if (err == -EINVAL)
+		;	/* nfcf_ifaces_hook_ok() said why */
 	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot register the filter's netfilter hook");

@@ -299,6 +299,12 @@ int nfcf_net_insert(struct nfcf_net *nn, struct nfcf_filter *f,
 
 	mutex_lock(&nn->lock);
 	list_del_init(&f->node);
+	/*
+	 * Before the packet path sees it; kept up to date once it is on
+	 * @nn->filters, which the device notifier walks under this lock.
+	 */
+	if (f->ifaces)
+		nfcf_ifaces_resolve(nn->net, f->ifaces);
 	if (!f->loading) {
 		err = nfcf_hooks_link(nn, f);
 		if (err) {
@@ -479,13 +485,15 @@ out:
  * @hook:	enum nf_cuckoo_hook, NF_CUCKOO_HOOK_NONE included; NULL: the
  *		filter's own
  * @priority:	the priority there; NULL: the filter's own
+ * @extack:	for the reason of an -EINVAL
  *
  * Its entries, settings and counters stay; see nfcf_hooks_move().
- * Return: 0; -ENOENT (removed), -EBUSY (being restored), or an error of
- * nfcf_hooks_link() (-ENOMEM, -E2BIG): nothing changed then.
+ * Return: 0; -ENOENT (removed), -EBUSY (being restored), -EINVAL (its
+ * interfaces do not fit @hook), or an error of nfcf_hooks_link()
+ * (-ENOMEM, -E2BIG): nothing changed then.
  */
 int nfcf_net_move(struct nfcf_net *nn, struct nfcf_filter *f, const u8 *hook,
-		  const s32 *priority)
+		  const s32 *priority, struct netlink_ext_ack *extack)
 {
 	int err = 0;
 	s32 p;
@@ -499,7 +507,8 @@ int nfcf_net_move(struct nfcf_net *nn, struct nfcf_filter *f, const u8 *hook,
 	else if (f->loading)
 		err = -EBUSY;
 	else if (h != f->hook || p != f->priority)
-		err = nfcf_hooks_move(nn, f, h, p);
+		err = nfcf_ifaces_hook_ok(f->ifaces, h, extack) ?:
+		      nfcf_hooks_move(nn, f, h, p);
 	if (!err)
 		nfcf_gen_bump(&nn->gen);
 	mutex_unlock(&nn->lock);

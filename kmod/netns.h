@@ -92,7 +92,7 @@ int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
 			 const struct nfcf_conf *val, u32 what);
 int nfcf_net_move(struct nfcf_net *nn, struct nfcf_filter *f, const u8 *hook,
-		  const s32 *priority);
+		  const s32 *priority, struct netlink_ext_ack *extack);
 void nfcf_net_abort_loads(struct net *net, u32 portid);
 
 int nfcf_netns_init(void);

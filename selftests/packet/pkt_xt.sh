@@ -20,14 +20,18 @@
 #     uses the match, nor nf_cuckoo under it;
 #   - cfctl set moves a filter from hook none to a hook and back, its
 #     entries kept, and between two hooks while c streams: not one packet
-#     of the stream gets through.
+#     of the stream gets through;
+#   - iif and oif: a filter with iif rc drops only what arrives on rc,
+#     and still does once rc is deleted and made again, and after a save
+#     and restore; oif rs at forward only what leaves by rs; iif at the
+#     output hook is refused.
 # The match's module is xt_cuckoo.ko beside NF_CUCKOO_KO (inserted here:
 # the VM has no module tree to find it in), its extension this tree's
 # tools/xt/libxt_cuckoo.so (XTABLES_LIBDIR).
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 46
+plan 51
 
 XT=$REPO/tools/xt
 [ -r "$XT/libxt_cuckoo.so" ] || bail "no $XT/libxt_cuckoo.so (make -C tools/xt)"
@@ -267,6 +271,36 @@ check_all "set mv hook none: c's flows arrive again, both entries kept" \
 	"$RC" = 0 "${D[l4]}" = $N "${D[l6]}" = $N "$(fstat r mv .hook)" = none \
 	"$(fstat r mv .stats.items)" = 2
 cfq r destroy mv
+
+# iif and oif: the filter's own hook, restricted to devices by name.
+cfq r create sc family inet key src hook prerouting priority raw iif rc &&
+	cfq r add sc src $C4 src $C6 src $S4 src $S6 || bail "cannot make filter sc"
+send
+check_all "iif rc: c's listed sources, arriving on rc, dropped; s's, on rs, pass; show says iif rc" \
+	"${D[l4]}" = 0 "${D[l6]}" = 0 "${D[o4]}" = 0 "${D[b4]}" = $N "${D[b6]}" = $N \
+	"$(fstat r sc '.iif | join(",")')" = rc
+ns r ip link del rc || bail "cannot delete rc"
+link c vc $C4/24 $C6/64 r rc $R4C/24 $R6C/64
+route_via c $R4C $R6C
+send
+check_all "rc deleted and made again: what arrives on the new rc is dropped, s's pass" \
+	"${D[l4]}" = 0 "${D[l6]}" = 0 "${D[o4]}" = 0 "${D[b4]}" = $N "${D[b6]}" = $N
+cfq r save -f "$SCRATCH/sc.save" && cfq r destroy sc &&
+	cfq r restore -f "$SCRATCH/sc.save" || bail "cannot save and restore sc"
+send
+check_all "save and restore keep iif rc: c's dropped, s's pass" \
+	"$(grep -c ' iif rc' "$SCRATCH/sc.save")" = 1 "$(fstat r sc '.iif | join(",")')" = rc \
+	"${D[l4]}" = 0 "${D[l6]}" = 0 "${D[b4]}" = $N "${D[b6]}" = $N
+cfq r destroy sc
+cfq r create so family inet key src hook forward oif rs &&
+	cfq r add so src $C4 src $C6 src $S4 src $S6 || bail "cannot make filter so"
+send
+check_all "oif rs at forward: c's packets, leaving by rs, dropped; s's, leaving by rc, pass" \
+	"${D[l4]}" = 0 "${D[l6]}" = 0 "${D[b4]}" = $N "${D[b6]}" = $N
+cfq r destroy so
+cfr r create bad iif rc hook output
+check_all "iif at the output hook refused, saying why" \
+	"$RC" = 3 "$(grep -c 'no input device' <<<"$OUT")" = 1
 
 # A namespace deleted with rules (legacy and nft) that use its filter:
 # the filter goes with it, and so do the rules and their hold on

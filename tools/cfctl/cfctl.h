@@ -114,7 +114,22 @@ enum {
 	HAVE_INVERT = 1 << 12, HAVE_ENABLED = 1 << 13, HAVE_IMAGE = 1 << 14,
 	HAVE_ENCODING = 1 << 15, HAVE_PREFIXES = 1 << 16,
 	HAVE_GROW = 1 << 17, HAVE_FACTOR = 1 << 18, HAVE_STAGES = 1 << 19,
+	HAVE_IFACES = 1 << 20,
 };
+
+/* Device names a filter's hook is restricted to (iif, oif). */
+#define IFACE_NAMELEN	16	/* IFNAMSIZ */
+struct iface_list {
+	char name[NF_CUCKOO_IFACES_MAX][IFACE_NAMELEN];
+	uint8_t dir[NF_CUCKOO_IFACES_MAX];	/* enum nf_cuckoo_iface_dir */
+	size_t n;
+};
+
+/* Add DIR NAME to L; 0, or -1 with the reason in ERR. */
+int iface_add(struct iface_list *l, uint8_t dir, const char *name, char *err,
+	      size_t errlen);
+/* " iif NAME oif NAME ...", as create words. */
+void iface_print(const struct iface_list *l, FILE *f);
 
 /* The most records of NF_CUCKOO_A_PREFIXES. */
 #define PREFIX_COUNTS_MAX	(2 * NF_CUCKOO_PREFIXES_MAX)
@@ -147,6 +162,7 @@ struct filter_spec {
 	/* HAVE_PREFIXES (restore): the saved counts of prefix lengths */
 	struct nf_cuckoo_prefix_count prefixes[PREFIX_COUNTS_MAX];
 	size_t nprefixes;
+	struct iface_list ifs;	/* HAVE_IFACES: iif and oif */
 };
 
 /* Parse create words (after NAME); for_set: only what `set` may change;

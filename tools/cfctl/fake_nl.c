@@ -71,6 +71,7 @@ struct fake_cfg {
 	uint8_t families, bidir, hook, action, invert, enabled;
 	uint32_t fields, mark, mark_mask;
 	int32_t priority;
+	struct iface_list ifs;	/* nfcf_filter::ifaces (names only) */
 	uint32_t id;		/* nfcf_filter::id */
 	/* nfcf_filter::combo, ::ncombo: kept with the rest in the state */
 	struct fake_combo combo[2][NF_CUCKOO_PREFIXES_MAX];
@@ -307,6 +308,7 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 	[NF_CUCKOO_A_MARK] = T_U32, [NF_CUCKOO_A_MARK_MASK] = T_U32,
 	[NF_CUCKOO_A_BIDIRECTIONAL] = T_U8, [NF_CUCKOO_A_INVERT] = T_U8,
 	[NF_CUCKOO_A_ENABLED] = T_U8, [NF_CUCKOO_A_ENTRY] = T_NEST,
+	[NF_CUCKOO_A_IFACE] = T_NEST,
 	[NF_CUCKOO_A_BATCH_FLAGS] = T_U32, [NF_CUCKOO_A_IMAGE_HEADER] = T_BIN,
 	[NF_CUCKOO_A_CHUNK_OFFSET] = T_U64, [NF_CUCKOO_A_CHUNK_DATA] = T_BIN,
 	[NF_CUCKOO_A_ENTRIES_IPV4] = T_BIN, [NF_CUCKOO_A_ENTRIES_IPV6] = T_BIN,
@@ -318,7 +320,7 @@ static const uint8_t attr_type[NF_CUCKOO_A_MAX + 1] = {
 #define B(a)	(1ULL << NF_CUCKOO_A_##a)
 #define PACKET	(B(NAME) | B(FAMILY) | B(KEY_FIELDS) | B(HOOK) | B(PRIORITY) | \
 		 B(BIDIRECTIONAL) | B(ACTION) | B(MARK) | B(MARK_MASK) | \
-		 B(INVERT) | B(ENABLED))
+		 B(INVERT) | B(ENABLED) | B(IFACE))
 #define ENTRIES	(B(NAME) | B(ENTRY) | B(ENTRIES_IPV4) | B(ENTRIES_IPV6))
 #define GROWTH	(B(GROW) | B(GROW_FACTOR) | B(STAGES_MAX))
 
@@ -603,6 +605,47 @@ static uint32_t a32(const struct nlattr *a, uint32_t dflt)
 	return a ? (uint32_t)u(a) : dflt;
 }
 
+static int check_ifaces_hook(struct req *r, const struct iface_list *l, uint8_t hook);
+
+/* The request's NF_CUCKOO_A_IFACE: nfcf_ifaces_parse(), _hook_ok(). */
+static int parse_ifaces(struct req *r, struct fake_cfg *c)
+{
+	struct nlattr *a, *attrs = (struct nlattr *)((uint8_t *)nlmsg_data(r->nlh) +
+						     GENL_HDRLEN);
+	int len = (int)r->nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, rem;
+	char err[160], msg[200];
+	uint8_t hook = (uint8_t)a32(r->tb[NF_CUCKOO_A_HOOK], NF_CUCKOO_HOOK_PREROUTING);
+
+	nla_for_each_attr(a, attrs, len, rem) {
+		if (nla_type(a) != NF_CUCKOO_A_IFACE)
+			continue;
+		if (iface_parse(a, &c->ifs, err, sizeof(err))) {
+			snprintf(msg, sizeof(msg), "nf_cuckoo: %s", err);
+			return req_err(r, a, -EINVAL, msg);
+		}
+	}
+	return check_ifaces_hook(r, &c->ifs, hook);
+}
+
+/* nfcf_ifaces_hook_ok() */
+static int check_ifaces_hook(struct req *r, const struct iface_list *l, uint8_t hook)
+{
+	bool in = false, out = false;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		in |= l->dir[i] == NF_CUCKOO_IFACE_IN;
+		out |= l->dir[i] == NF_CUCKOO_IFACE_OUT;
+	}
+	if (in && (hook == NF_CUCKOO_HOOK_OUTPUT || hook == NF_CUCKOO_HOOK_POSTROUTING))
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: iif at the output or postrouting hook: packets there have no input device");
+	if (out && (hook == NF_CUCKOO_HOOK_PREROUTING || hook == NF_CUCKOO_HOOK_INPUT))
+		return req_err(r, NULL, -EINVAL,
+			       "nf_cuckoo: oif at the prerouting or input hook: packets there have no output device yet");
+	return 0;
+}
+
 static int parse_cfg(struct req *r, struct fake_cfg *c)
 {
 	struct nlattr **a = r->tb;
@@ -629,6 +672,8 @@ static int parse_cfg(struct req *r, struct fake_cfg *c)
 	c->mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], NF_CUCKOO_MARK_MASK_DEFAULT);
 	c->invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], 0);
 	c->enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], 1);
+	if (parse_ifaces(r, c))
+		return -EINVAL;
 	if (!c->fields)
 		return req_err(r, a[NF_CUCKOO_A_KEY_FIELDS], -EINVAL,
 			       "key fields must be a non-empty subset of NF_CUCKOO_KEY_ALL");
@@ -797,6 +842,13 @@ static void put_filter(struct nl_msg *m, const struct fake_filter *f,
 	nla_put_u16(m, NF_CUCKOO_A_MAX_KICKS, p.max_kicks);
 	nla_put_u8(m, NF_CUCKOO_A_HOOK, f->c.hook);
 	nla_put_u32(m, NF_CUCKOO_A_PRIORITY, (uint32_t)f->c.priority);
+	for (i = 0; i < f->c.ifs.n; i++) {
+		struct nlattr *nest = nla_nest_start(m, NF_CUCKOO_A_IFACE);
+
+		nla_put_string(m, NF_CUCKOO_IFACE_A_NAME, f->c.ifs.name[i]);
+		nla_put_u8(m, NF_CUCKOO_IFACE_A_DIR, f->c.ifs.dir[i]);
+		nla_nest_end(m, nest);
+	}
 	nla_put_u8(m, NF_CUCKOO_A_BIDIRECTIONAL, f->c.bidir);
 	nla_put_u8(m, NF_CUCKOO_A_LOADING, f->loading);
 	nla_put_u8(m, NF_CUCKOO_A_ACTION, f->c.action);
@@ -1064,6 +1116,9 @@ static int cmd_set(struct req *r)
 	f->c.mark_mask = a32(a[NF_CUCKOO_A_MARK_MASK], f->c.mark_mask);
 	f->c.invert = (uint8_t)a32(a[NF_CUCKOO_A_INVERT], f->c.invert);
 	f->c.enabled = (uint8_t)a32(a[NF_CUCKOO_A_ENABLED], f->c.enabled);
+	if (a[NF_CUCKOO_A_HOOK] &&
+	    check_ifaces_hook(r, &f->c.ifs, (uint8_t)u(a[NF_CUCKOO_A_HOOK])))
+		return -EINVAL;
 	f->c.hook = (uint8_t)a32(a[NF_CUCKOO_A_HOOK], f->c.hook);
 	f->c.priority = (int32_t)a32(a[NF_CUCKOO_A_PRIORITY], (uint32_t)f->c.priority);
 	fake_event(NF_CUCKOO_EVENT_SET, f, 0);

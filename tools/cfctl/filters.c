@@ -41,6 +41,43 @@ static int put_conf(struct nl_msg *msg, const struct filter_spec *fs)
 	return 0;
 }
 
+int iface_parse(struct nlattr *a, struct iface_list *l, char *err,
+		size_t errlen)
+{
+	struct nlattr *tb[NF_CUCKOO_IFACE_A_MAX + 1];
+	char buf[128];
+
+	if (!err) {
+		err = buf;
+		errlen = sizeof(buf);
+	}
+	if (nla_parse_nested(tb, NF_CUCKOO_IFACE_A_MAX, a, NULL) ||
+	    !tb[NF_CUCKOO_IFACE_A_NAME] || !tb[NF_CUCKOO_IFACE_A_DIR] ||
+	    nla_len(tb[NF_CUCKOO_IFACE_A_NAME]) < 2 ||
+	    nla_get_u8(tb[NF_CUCKOO_IFACE_A_DIR]) > NF_CUCKOO_IFACE_OUT) {
+		snprintf(err, errlen, "an interface needs a name (1 to 15 characters) and a direction");
+		return -1;
+	}
+	return iface_add(l, nla_get_u8(tb[NF_CUCKOO_IFACE_A_DIR]),
+			 nla_get_string(tb[NF_CUCKOO_IFACE_A_NAME]), err, errlen);
+}
+
+/* NF_CUCKOO_A_IFACE, one per name. */
+static int put_ifaces(struct nl_msg *msg, const struct iface_list *l)
+{
+	struct nlattr *nest;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		nest = nla_nest_start(msg, NF_CUCKOO_A_IFACE);
+		if (!nest || nla_put_string(msg, NF_CUCKOO_IFACE_A_NAME, l->name[i]) ||
+		    nla_put_u8(msg, NF_CUCKOO_IFACE_A_DIR, l->dir[i]))
+			return -1;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 {
 	bool load = fs->have & HAVE_IMAGE;
@@ -56,6 +93,8 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 		goto fail;
 	if ((fs->have & HAVE_KEY) &&
 	    nla_put_u32(msg, NF_CUCKOO_A_KEY_FIELDS, fs->key_fields))
+		goto fail;
+	if (put_ifaces(msg, &fs->ifs))
 		goto fail;
 	if ((fs->have & HAVE_FACTOR) &&
 	    nla_put_u8(msg, NF_CUCKOO_A_GROW_FACTOR, fs->factor))

@@ -116,6 +116,8 @@ static void info_parse_stages(struct nlmsghdr *nlh, struct filter_info *fi)
 		if (nla_type(a) == NF_CUCKOO_A_BIND && fi->nbinds < BINDS_SHOWN &&
 		    !bind_parse(a, &fi->bind[fi->nbinds]))
 			fi->nbinds++;
+		if (nla_type(a) == NF_CUCKOO_A_IFACE)
+			iface_parse(a, &fi->ifs, NULL, 0);
 		if (nla_type(a) == NF_CUCKOO_A_IMAGE_HEADER &&
 		    fi->nimages < NF_CUCKOO_STAGES_MAX &&
 		    l > 0 && l <= NF_CUCKOO_IMAGE_HEADER_MAXLEN) {
@@ -493,6 +495,11 @@ void info_print_text(const struct filter_info *fi, FILE *f)
 		fi->kicks, fpr);
 	fprintf(f, "Hook: %s priority %" PRId32 "\n", hook_name(fi->hook),
 		fi->priority);
+	if (fi->ifs.n) {
+		fputs("Interfaces:", f);
+		iface_print(&fi->ifs, f);
+		fputc('\n', f);
+	}
 	fprintf(f, "Action: %s\n", act);
 	fprintf(f, "Flags:%s\n", flags);
 	if (fi->has_grow)
@@ -623,6 +630,16 @@ struct json_object *info_json(const struct filter_info *fi)
 		fi->encoding == NF_CUCKOO_ENCODING_SEMISORT ? "semisort" : "plain"));
 	json_object_object_add(o, "max_kicks", json_object_new_int(fi->kicks));
 	json_object_object_add(o, "hook", json_object_new_string(hook_name(fi->hook)));
+	if (fi->ifs.n) {
+		struct json_object *in = json_object_new_array();
+		struct json_object *out = json_object_new_array();
+
+		for (size_t i = 0; i < fi->ifs.n; i++)
+			json_object_array_add(fi->ifs.dir[i] == NF_CUCKOO_IFACE_IN ? in : out,
+					      json_object_new_string(fi->ifs.name[i]));
+		json_object_object_add(o, "iif", in);
+		json_object_object_add(o, "oif", out);
+	}
 	json_object_object_add(o, "priority", json_object_new_int(fi->priority));
 	json_object_object_add(o, "action", json_object_new_string(action_name(fi->action)));
 	json_object_object_add(o, "mark", json_object_new_uint64(fi->mark));
@@ -717,4 +734,5 @@ void info_print_params(const struct filter_info *fi, FILE *f)
 	if (fi->has_grow)
 		fprintf(f, " %s factor %u stages %u", fi->grow ? "grow" : "nogrow",
 			fi->factor, fi->stages_max);
+	iface_print(&fi->ifs, f);
 }

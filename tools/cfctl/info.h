@@ -79,6 +79,7 @@ struct filter_info {
 	} bind[BINDS_SHOWN];
 	size_t nbinds;
 	uint32_t rule_refs;	/* iptables rules that use it (9 on) */
+	struct iface_list ifs;	/* NF_CUCKOO_A_IFACE (9 on) */
 };
 
 /* Decode a GET (or first SAVE) reply: 0, or -1 if the name is missing. */

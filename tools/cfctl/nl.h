@@ -14,6 +14,10 @@
 
 #include "cfctl.h"
 
+/* One NF_CUCKOO_A_IFACE into L (filters.c); 0, or -1 with the reason. */
+int iface_parse(struct nlattr *a, struct iface_list *l, char *err,
+		size_t errlen);
+
 /* An error from the kernel, with its extended ack. */
 struct nlerr {
 	int err;		/* negative errno; 0: success */

@@ -734,6 +734,13 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				seterr(err, errlen, "bad seed '%s' (want a 64-bit number)", v);
 				return -1;
 			}
+		} else if (!for_set && (!strcmp(k, "iif") || !strcmp(k, "oif"))) {
+			NEED_VALUE();
+			if (iface_add(&fs->ifs, k[0] == 'i' ? NF_CUCKOO_IFACE_IN :
+							      NF_CUCKOO_IFACE_OUT,
+				      v, err, errlen))
+				return -1;
+			fs->have |= HAVE_IFACES;
 		} else if (!strcmp(k, "hook")) {
 			ONCE(HAVE_HOOK);
 			NEED_VALUE();
@@ -905,4 +912,42 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		return -1;
 	}
 	return 0;
+}
+
+int iface_add(struct iface_list *l, uint8_t dir, const char *name, char *err,
+	      size_t errlen)
+{
+	size_t len = strlen(name), i;
+
+	/* As the kernel's dev_valid_name(). */
+	if (!len || len >= IFACE_NAMELEN || !strcmp(name, ".") ||
+	    !strcmp(name, "..") || strpbrk(name, "/: \t\n")) {
+		seterr(err, errlen, "bad interface name '%s' (1 to %d characters, no '/', ':' or space)",
+		       name, IFACE_NAMELEN - 1);
+		return -1;
+	}
+	for (i = 0; i < l->n; i++) {
+		if (l->dir[i] == dir && !strcmp(l->name[i], name)) {
+			seterr(err, errlen, "%s %s given twice",
+			       dir == NF_CUCKOO_IFACE_IN ? "iif" : "oif", name);
+			return -1;
+		}
+	}
+	if (l->n == NF_CUCKOO_IFACES_MAX) {
+		seterr(err, errlen, "more than %d interfaces (iif and oif)",
+		       NF_CUCKOO_IFACES_MAX);
+		return -1;
+	}
+	memcpy(l->name[l->n], name, len + 1);
+	l->dir[l->n++] = dir;
+	return 0;
+}
+
+void iface_print(const struct iface_list *l, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		fprintf(f, " %s %s", l->dir[i] == NF_CUCKOO_IFACE_IN ? "iif" : "oif",
+			l->name[i]);
 }

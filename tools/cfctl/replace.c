@@ -126,6 +126,10 @@ void spec_from_info(const struct filter_info *fi, struct filter_spec *fs)
 		fs->factor = fi->factor;
 		fs->stages = fi->stages_max;
 	}
+	if (fi->ifs.n) {
+		fs->have |= HAVE_IFACES;
+		fs->ifs = fi->ifs;
+	}
 }
 
 int swap_filters(struct cfnl *nl, const char *a, const char *b)

@@ -257,41 +257,33 @@ static void cuckoo_save(const void *ip, const struct xt_entry_match *match)
 	       info->name, info->flags & XT_CUCKOO_REVERSE ? " --reverse" : "");
 }
 
-/* One a family: each checks the filter against its own. */
-static struct xtables_match cuckoo_matches[] = {
-	{
-		.name		= XT_CUCKOO_NAME,
-		.revision	= 0,
-		.family		= NFPROTO_IPV4,
-		.version	= XTABLES_VERSION,
-		.size		= XT_ALIGN(sizeof(struct xt_cuckoo_mtinfo)),
-		.userspacesize	= offsetof(struct xt_cuckoo_mtinfo, id),
-		.help		= cuckoo_help,
-		.print		= cuckoo_print,
-		.save		= cuckoo_save,
-		.x6_parse	= cuckoo_parse,
-		.x6_fcheck	= cuckoo_check4,
-		.x6_options	= cuckoo_opts,
-	},
-	{
-		.name		= XT_CUCKOO_NAME,
-		.revision	= 0,
-		.family		= NFPROTO_IPV6,
-		.version	= XTABLES_VERSION,
-		.size		= XT_ALIGN(sizeof(struct xt_cuckoo_mtinfo)),
-		.userspacesize	= offsetof(struct xt_cuckoo_mtinfo, id),
-		.help		= cuckoo_help,
-		.print		= cuckoo_print,
-		.save		= cuckoo_save,
-		.x6_parse	= cuckoo_parse,
-		.x6_fcheck	= cuckoo_check6,
-		.x6_options	= cuckoo_opts,
-	},
-};
+/* One a family, each checking the filter against its own (below). */
+static struct xtables_match cuckoo_matches[2];
 
 /* iptables runs it when it loads the library. */
 static void __attribute__((constructor)) cuckoo_init(void)
 {
-	xtables_register_matches(cuckoo_matches, sizeof(cuckoo_matches) /
-				 sizeof(cuckoo_matches[0]));
+	static const uint8_t nfproto[2] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+	static void (*const fcheck[2])(struct xt_fcheck_call *) = {
+		cuckoo_check4, cuckoo_check6,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct xtables_match *m = &cuckoo_matches[i];
+
+		m->name = XT_CUCKOO_NAME;
+		m->revision = 0;
+		m->family = nfproto[i];
+		m->version = XTABLES_VERSION;
+		m->size = XT_ALIGN(sizeof(struct xt_cuckoo_mtinfo));
+		m->userspacesize = offsetof(struct xt_cuckoo_mtinfo, id);
+		m->help = cuckoo_help;
+		m->print = cuckoo_print;
+		m->save = cuckoo_save;
+		m->x6_parse = cuckoo_parse;
+		m->x6_fcheck = fcheck[i];
+		m->x6_options = cuckoo_opts;
+	}
+	xtables_register_matches(cuckoo_matches, 2);
 }

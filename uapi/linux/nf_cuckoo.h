@@ -28,7 +28,7 @@
  *   version 9: the iptables match "cuckoo" (struct xt_cuckoo_mtinfo, see
  *	"iptables rules" below); NF_CUCKOO_STATS_A_RULE_LOOKUPS,
  *	_RULE_MATCHES; NF_CUCKOO_A_RULE_REFS, and DEL's -EBUSY for a filter
- *	a rule uses; SET's HOOK and PRIORITY.
+ *	a rule uses; SET's HOOK and PRIORITY; NF_CUCKOO_A_IFACE.
  *
  * Transport
  * =========
@@ -459,6 +459,36 @@ enum nf_cuckoo_bind_point {
 };
 #define NF_CUCKOO_BIND_MAX (__NF_CUCKOO_BIND_MAX - 1)
 
+/* The most NF_CUCKOO_A_IFACE of a filter. */
+#define NF_CUCKOO_IFACES_MAX		16
+
+/**
+ * enum nf_cuckoo_iface_dir - which device of a packet NF_CUCKOO_A_IFACE names
+ *
+ * @NF_CUCKOO_IFACE_IN: the one it arrived on (cfctl's iif)
+ * @NF_CUCKOO_IFACE_OUT: the one it leaves by (cfctl's oif)
+ */
+enum nf_cuckoo_iface_dir {
+	NF_CUCKOO_IFACE_IN = 0,
+	NF_CUCKOO_IFACE_OUT = 1,
+};
+
+/**
+ * enum nf_cuckoo_iface_attr - attributes nested in one NF_CUCKOO_A_IFACE
+ *
+ * @NF_CUCKOO_IFACE_A_NAME: NUL-terminated string, 1 to 15 characters (a
+ *	device name, IFNAMSIZ - 1); required
+ * @NF_CUCKOO_IFACE_A_DIR: u8, enum nf_cuckoo_iface_dir; required
+ */
+enum nf_cuckoo_iface_attr {
+	NF_CUCKOO_IFACE_A_UNSPEC,
+	NF_CUCKOO_IFACE_A_NAME,
+	NF_CUCKOO_IFACE_A_DIR,
+
+	__NF_CUCKOO_IFACE_A_MAX
+};
+#define NF_CUCKOO_IFACE_A_MAX (__NF_CUCKOO_IFACE_A_MAX - 1)
+
 /* The iptables match's name, as -m gives it (see "iptables rules"). */
 #define XT_CUCKOO_NAME			"cuckoo"
 
@@ -856,6 +886,16 @@ enum nf_cuckoo_event {
  *	IFINDEX, BIND_POINT, PROG_ID
  * @NF_CUCKOO_A_RULE_REFS: u32 (GET replies, when not 0): how many
  *	iptables rules use the filter (see "iptables rules")
+ * @NF_CUCKOO_A_IFACE: nested, enum nf_cuckoo_iface_attr, repeated, at
+ *	most NF_CUCKOO_IFACES_MAX (NEW, LOAD_BEGIN; GET replies): the
+ *	filter's own hook consults only packets that arrive on a device
+ *	named by one of the IN ones (if any is given) and leave by one named
+ *	by an OUT one (if any), as nftables' iifname and oifname match: by
+ *	name, so a device made again, or renamed to the name, is matched
+ *	from then on.  IN needs a hook with an input device (PREROUTING,
+ *	INPUT, FORWARD), OUT one with an output device (FORWARD, OUTPUT,
+ *	POSTROUTING); either may stay on a filter of HOOK_NONE, unused.
+ *	A SET that moves the filter to a hook they do not fit is -EINVAL.
  */
 enum nf_cuckoo_attr {
 	NF_CUCKOO_A_UNSPEC,
@@ -910,6 +950,7 @@ enum nf_cuckoo_attr {
 	NF_CUCKOO_A_PROG_ID,
 	NF_CUCKOO_A_BIND,
 	NF_CUCKOO_A_RULE_REFS,
+	NF_CUCKOO_A_IFACE,
 
 	__NF_CUCKOO_A_MAX
 };
