@@ -230,11 +230,11 @@ k7=$(scripts/kver.sh --pinned7)
 kernels="$k61 $k612 $k7"
 
 # What every stage after uses, built once, before any runs: cfctl and its
-# test programs, the C selftests.
+# test programs, iptables' extension, the C selftests.
 build_shared() {
 	make -s -C tools/cfctl cfctl cfctl_fake test_parse test_parse_asan &&
-		make -s -C selftests &&
-		echo "ok - cfctl, cfctl_fake, their tests and the C selftests build with -Werror"
+		make -s -C tools/xt && make -s -C selftests &&
+		echo "ok - cfctl, cfctl_fake, their tests, libxt_cuckoo.so and the C selftests build with -Werror"
 }
 stage build build_shared
 

@@ -43,7 +43,8 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$BUILD" = 1 ]; then
-	builds=("cfctl:make -s -C $REPO/tools/cfctl" "selftests:make -s -C $HERE")
+	builds=("cfctl:make -s -C $REPO/tools/cfctl" "xt:make -s -C $REPO/tools/xt"
+		"selftests:make -s -C $HERE")
 	[ "$MODBUILD" = 1 ] && builds=("module:make -s -C $REPO module" "${builds[@]}")
 	for what in "${builds[@]}"; do
 		out=$(eval "${what#*:}" 2>&1) || {

@@ -126,6 +126,7 @@ ATTRS = [
     ("EVENT", 42, "u8"), ("EVENT_COUNT", 43, "u32"), ("STAGE_INDEX", 44, "u8"),
     ("NAME2", 45, "str"), ("ID", 46, "u32"), ("IFINDEX", 47, "u32"),
     ("BIND_POINT", 48, "u8"), ("PROG_ID", 49, "u32"), ("BIND", 50, "nest"),
+    ("RULE_REFS", 51, "u32"), ("IFACE", 52, "nest"),
 ]
 A = {n: v for n, v, _ in ATTRS}
 ATYPE = {v: t for _, v, t in ATTRS}
@@ -140,12 +141,15 @@ STATS_ATTRS = [("PAD", 1, "pad"), ("ITEMS", 2, "u64"), ("LOAD_PPM", 3, "u32"),
                ("PKT_MATCHES", 10, "u64"), ("PKT_DROPPED", 11, "u64"),
                ("PKT_MARKED", 12, "u64"), ("XDP_LOOKUPS", 13, "u64"),
                ("XDP_MATCHES", 14, "u64"), ("TC_LOOKUPS", 15, "u64"),
-               ("TC_MATCHES", 16, "u64")]
+               ("TC_MATCHES", 16, "u64"), ("RULE_LOOKUPS", 17, "u64"),
+               ("RULE_MATCHES", 18, "u64")]
 S = {n: v for n, v, _ in STATS_ATTRS}
 STAGE_ATTRS = [("PAD", 1, "pad"), ("CAPACITY", 2, "u64"), ("ITEMS", 3, "u64"),
                ("LOAD_PPM", 4, "u32"), ("FP_BITS", 5, "u8"),
                ("BYTES", 6, "u64"), ("FPR", 7, "u32"), ("VICTIM", 8, "u8")]
 ST = {n: v for n, v, _ in STAGE_ATTRS}
+IFACE_ATTRS = [("NAME", 1, "str"), ("DIR", 2, "u8")]
+IF = {n: v for n, v, _ in IFACE_ATTRS}
 EVENTS = [("NEW", 1), ("DEL", 2), ("SET", 3), ("FLUSH", 4), ("RESTORE", 5),
           ("STAGE", 6), ("FULL", 7), ("LOAD_HIGH", 8), ("ADD", 9),
           ("DEL_ENTRIES", 10), ("SWAP", 11)]
@@ -177,7 +181,7 @@ SPEC = {
     "DEL": (["NAME"], []),
     "GET": (["NAME"], []),
     "SET": (["NAME"], ["ACTION", "MARK", "MARK_MASK", "INVERT", "ENABLED",
-                       "GROW"]),
+                       "GROW", "HOOK", "PRIORITY"]),
     "FLUSH": (["NAME"], []),
     "ADD_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
     "DEL_ENTRIES": (["NAME", "entries"], ["BATCH_FLAGS"]),
@@ -277,6 +281,7 @@ def check_uapi(path):
                                 ("nf_cuckoo_entry_attr", "NF_CUCKOO_ENTRY_A_", E),
                                 ("nf_cuckoo_stats_attr", "NF_CUCKOO_STATS_A_", S),
                                 ("nf_cuckoo_stage_attr", "NF_CUCKOO_STAGE_A_", ST),
+                                ("nf_cuckoo_iface_attr", "NF_CUCKOO_IFACE_A_", IF),
                                 ("nf_cuckoo_event", "NF_CUCKOO_EVENT_", EV)):
         hdr = {k[len(prefix):]: v for k, v in enums.get(enum, {}).items()
                if not k.startswith("__") and k != prefix + "UNSPEC"}
@@ -320,10 +325,12 @@ def pr_nest(prefix, table):
 class nfcmsg(genlmsg):
     prefix = "NF_CUCKOO_A_"
     nla_map = pr_map(prefix, ATTRS, {"STATS": "stats", "ENTRY": "entry",
-                                     "STAGE": "stage", "BIND": "bind"})
+                                     "STAGE": "stage", "BIND": "bind",
+                                     "IFACE": "iface"})
     entry = pr_nest("NF_CUCKOO_ENTRY_A_", ENTRY_ATTRS)
     stats = pr_nest("NF_CUCKOO_STATS_A_", STATS_ATTRS)
     stage = pr_nest("NF_CUCKOO_STAGE_A_", STAGE_ATTRS)
+    iface = pr_nest("NF_CUCKOO_IFACE_A_", IFACE_ATTRS)
     # a bind holds attributes of the top level
     bind = pr_nest("NF_CUCKOO_A_", [a for a in ATTRS if a[0] in
                                     ("IFINDEX", "BIND_POINT", "PROG_ID")])
@@ -1230,7 +1237,7 @@ class Gen:
                 0 if rng.random() < 0.9 else 1,
                 rng.choice([1, 1, 7, 0, 0xffffffff]))
                 for _ in range(rng.choice([1, 1, 2, 5, 32, 33, 64])))
-        if name in ("STATS", "BIND"):
+        if name in ("STATS", "BIND", "IFACE"):
             return None
         if name == "IFINDEX":
             # Never a device of the namespace: a bind that took would

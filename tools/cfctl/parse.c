@@ -642,7 +642,8 @@ void format_prefix_counts(const struct nf_cuckoo_prefix_count *pc, size_t n,
  *	[action drop|count|mark VALUE[/MASK]] [bidirectional] [invert]
  *	[disabled] [grow | nogrow] [factor F] [stages S]
  * set NAME [action ...] [invert [on|off] | noinvert] [enable | disable]
- *	[grow | nogrow]
+ *	[grow | nogrow] [hook H] [priority P]
+ * (create also [iif DEV]... [oif DEV]...)
  */
 int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 		      bool allow_image, char *err, size_t errlen)
@@ -866,9 +867,9 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 			static const char *const fixed[] = {
 				"family", "key", "capacity", "maxelem",
 				"fingerprint", "fp", "fpr", "bucket", "kicks",
-				"seed", "hook", "priority", "bidirectional",
-				"bidir", "image", "semisort", "nosemisort",
-				"prefixes", "factor", "stages",
+				"seed", "bidirectional", "bidir", "image",
+				"semisort", "nosemisort", "prefixes", "factor",
+				"stages", "iif", "oif",
 			};
 			size_t j;
 
@@ -876,7 +877,7 @@ int parse_filter_spec(char **w, int n, struct filter_spec *fs, bool for_set,
 				if (strcmp(k, fixed[j]))
 					continue;
 				if (for_set)
-					seterr(err, errlen, "'%s' is fixed when a filter is created; set changes only action, invert, enable/disable and grow/nogrow", k);
+					seterr(err, errlen, "'%s' is fixed when a filter is created; set changes only action, invert, enable/disable, grow/nogrow, hook and priority", k);
 				else
 					seterr(err, errlen, "'%s' is only valid in a restore stream", k);
 				return -1;
