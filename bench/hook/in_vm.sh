@@ -21,6 +21,11 @@
 #   ipset       ipsets hash:ip,port,ip (inet, inet6) and an iptables /
 #               ip6tables rule in the raw table (Debian's iptables: its
 #               nf_tables backend, the set match through nft_compat)
+#   xt-cuckoo   nf_cuckoo filters of no hook of their own (fingerprint 12)
+#               asked by an iptables / ip6tables rule in the raw table,
+#               -m cuckoo, as ipset's are by -m set (not in the default
+#               list: --contenders; xt_cuckoo.ko from the tree, its
+#               extension from tools/xt)
 # No conntrack is loaded.  For each N, R rounds; in each round, for each
 # family and mix (0%: traffic of flows not loaded; 100%: loaded flows),
 # every contender in turn (the order rotating from round to round) runs
@@ -146,6 +151,16 @@ setup() {
 			EOF
 			ns "$c" nft -f "$W/nft$f.txt" || return 1
 		done ;;
+	xt-cuckoo)
+		for f in $FAMILIES; do
+			local name=bench fam=ip ipt=iptables
+			[ "$f" = 6 ] && name=bench6 fam=ip6 ipt=ip6tables
+			ns "$c" "$CFCTL" create "$name" family "$fam" capacity "$n" \
+				fingerprint 12 hook none action drop &&
+			ns "$c" "$CFCTL" -q restore -f "$W/cf$f.txt" &&
+			ns "$c" "$ipt" -t raw -A PREROUTING \
+				-m cuckoo --filter "$name" -j DROP || return 1
+		done ;;
 	ipset)
 		for f in $FAMILIES; do
 			local s=hb fam=inet ipt=iptables
@@ -209,6 +224,11 @@ ab_round() {
 # --- start ---
 modprobe -q dummy 2>/dev/null
 insmod "$REPO/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
+if [[ " $CONTENDERS " == *" xt-cuckoo "* ]]; then
+	export XTABLES_LIBDIR=$REPO/tools/xt:/usr/lib/x86_64-linux-gnu/xtables
+	modprobe x_tables && insmod "$REPO/xt_cuckoo.ko" ||
+		{ echo "in_vm.sh: cannot load xt_cuckoo.ko" >&2; exit 1; }
+fi
 insmod "$HERE/nfcf_hookbench.ko" "traffic=$TRAFFIC" ||
 	{ echo "in_vm.sh: cannot load nfcf_hookbench.ko" >&2; exit 1; }
 echo "HB-JSON {\"type\":\"env\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"sizes\":\"$SIZES\",\"families\":\"$FAMILIES\",\"reps\":$REPS,\"packets\":$PACKETS,\"splits\":$SPLITS,\"traffic\":$TRAFFIC,\"nft\":\"$(nft -v)\",\"ipset\":\"$(ipset -v | head -n1)\",\"iptables\":\"$(iptables -V)\",\"ab\":\"$AB_NAME\"}"
