@@ -745,21 +745,33 @@ static int nfcf_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/* SET's HOOK and PRIORITY: what is not given stays. */
+/* SET's HOOK and PRIORITY (what is not given stays); says why it failed. */
 static int nfcf_set_move(struct genl_info *info, struct nfcf_filter *f)
 {
 	struct nlattr **a = info->attrs;
 	s32 priority;
+	int err;
 	u8 hook;
 
 	if (a[NF_CUCKOO_A_HOOK])
 		hook = nla_get_u8(a[NF_CUCKOO_A_HOOK]);
 	if (a[NF_CUCKOO_A_PRIORITY])
 		priority = nla_get_s32(a[NF_CUCKOO_A_PRIORITY]);
-	return nfcf_net_move(nfcf_net(genl_info_net(info)), f,
-			     a[NF_CUCKOO_A_HOOK] ? &hook : NULL,
-			     a[NF_CUCKOO_A_PRIORITY] ? &priority : NULL,
-			     info->extack);
+	err = nfcf_net_move(nfcf_net(genl_info_net(info)), f,
+			    a[NF_CUCKOO_A_HOOK] ? &hook : NULL,
+			    a[NF_CUCKOO_A_PRIORITY] ? &priority : NULL,
+			    info->extack);
+	if (err == -ENOENT)
+		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "the filter is being restored: its hook can change once it is live");
+	else if (err == -E2BIG)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "cannot register the filter's netfilter hook there: too many hooks at that place; the filter stays where it was");
+	else if (err == -ENOMEM)
+		NL_SET_ERR_MSG_MOD(info->extack, "out of memory: the filter stays where it was");
+	return err;	/* -EINVAL: nfcf_ifaces_hook_ok() said why */
 }
 
 static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
@@ -806,24 +818,16 @@ static int nfcf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	if (!err && what)
 		err = nfcf_net_update_conf(nfcf_net(genl_info_net(info)), f,
 					   &val, what);
-	if (!err && (a[NF_CUCKOO_A_HOOK] || a[NF_CUCKOO_A_PRIORITY]))
-		err = nfcf_set_move(info, f);
 	if (err == -ENOENT)
 		nfcf_lookup_errmsg(err, a[NF_CUCKOO_A_NAME], info->extack);
 	else if (err == -ENOMEM)
 		NL_SET_ERR_MSG_MOD(info->extack, "out of memory");
-	else if (err == -EBUSY)
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "the filter is being restored: its hook can change once it is live");
-	else if (err == -E2BIG)
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "too many netfilter hooks at that place: the filter stays where it was");
-	else if (err == -EINVAL)
-		;	/* nfcf_ifaces_hook_ok() said why */
 	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "cannot register the filter's netfilter hook");
-	else
+	if (!err && (a[NF_CUCKOO_A_HOOK] || a[NF_CUCKOO_A_PRIORITY]))
+		err = nfcf_set_move(info, f);
+	if (!err)
 		nfcf_event_filter(genl_info_net(info), f, NF_CUCKOO_EVENT_SET);
 out:
 	nfcf_filter_put(f);
