@@ -181,31 +181,10 @@ def main():
     return 1 if bad or not runs else 0
 
 
-def ab_lines(per):
-    """This tree's nf_cuckoo against the other build, over the baseline:
-    the medians, then the ratio round by round (the two ran a few seconds
-    apart, so a slow stretch of the host moves both)."""
-    for fam, n, m in sorted({k[:3] for k in per}):
-        base = per.get((fam, n, m, "none"), {})
-        cur = per.get((fam, n, m, "cuckoo-f12"), {})
-        other = per.get((fam, n, m, "cuckoo-ab"), {})
-        reps = [r for r in cur if r in other and r in base]
-        if not reps:
-            continue
-        a = [cur[r] - base[r] for r in reps]
-        b = [other[r] - base[r] for r in reps]
-        ratio = [x / y for x, y in zip(a, b) if y > 0]
-        print("nf_cuckoo at %d flows, IPv%d, %d%%: this tree %.0f ns over the "
-              "baseline (%.0f-%.0f), %s %.0f (%.0f-%.0f); per round %.2fx "
-              "(%.2f-%.2f), this tree faster in %d of %d" % (
-                  n, fam, m, statistics.median(a), min(a), max(a),
-                  NAMES["cuckoo-ab"], statistics.median(b), min(b), max(b),
-                  statistics.median(ratio), min(ratio), max(ratio),
-                  sum(x < 1 for x in ratio), len(ratio)))
-
-def pair_lines(per, a_name, b_name, goal):
-    """Contender a over contender b, each over the same round's baseline:
-    the medians, then the ratio round by round."""
+def over_base(per, a_name, b_name):
+    """For each (family, flows, match) where both ran: the rounds' times of
+    contender a and of contender b over the same round's baseline, and
+    their ratio round by round."""
     for fam, n, m in sorted({k[:3] for k in per}):
         base = per.get((fam, n, m, "none"), {})
         a_runs = per.get((fam, n, m, a_name), {})
@@ -215,7 +194,27 @@ def pair_lines(per, a_name, b_name, goal):
             continue
         a = [a_runs[r] - base[r] for r in reps]
         b = [b_runs[r] - base[r] for r in reps]
-        ratio = [x / y for x, y in zip(a, b) if y > 0]
+        yield fam, n, m, a, b, [x / y for x, y in zip(a, b) if y > 0]
+
+
+def ab_lines(per):
+    """This tree's nf_cuckoo against the other build, over the baseline:
+    the medians, then the ratio round by round (the two ran a few seconds
+    apart, so a slow stretch of the host moves both)."""
+    for fam, n, m, a, b, ratio in over_base(per, "cuckoo-f12", "cuckoo-ab"):
+        print("nf_cuckoo at %d flows, IPv%d, %d%%: this tree %.0f ns over the "
+              "baseline (%.0f-%.0f), %s %.0f (%.0f-%.0f); per round %.2fx "
+              "(%.2f-%.2f), this tree faster in %d of %d" % (
+                  n, fam, m, statistics.median(a), min(a), max(a),
+                  NAMES["cuckoo-ab"], statistics.median(b), min(b), max(b),
+                  statistics.median(ratio), min(ratio), max(ratio),
+                  sum(x < 1 for x in ratio), len(ratio)))
+
+
+def pair_lines(per, a_name, b_name, goal):
+    """Contender a over contender b, each over the same round's baseline:
+    the medians, then the ratio round by round."""
+    for fam, n, m, a, b, ratio in over_base(per, a_name, b_name):
         if not ratio:
             continue
         print("%s over %s at %d flows, IPv%d, %d%%: %.0f ns over the "

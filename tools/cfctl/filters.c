@@ -20,8 +20,14 @@ struct nl_msg *build_named(struct cfnl *nl, uint8_t cmd, const char *name)
 	return msg;
 }
 
+/* What create and set both may say. */
 static int put_conf(struct nl_msg *msg, const struct filter_spec *fs)
 {
+	if ((fs->have & HAVE_HOOK) && nla_put_u8(msg, NF_CUCKOO_A_HOOK, fs->hook))
+		return -1;
+	if ((fs->have & HAVE_PRIORITY) &&
+	    nla_put_u32(msg, NF_CUCKOO_A_PRIORITY, (uint32_t)fs->priority))
+		return -1;
 	if ((fs->have & HAVE_ACTION) &&
 	    nla_put_u8(msg, NF_CUCKOO_A_ACTION, fs->action))
 		return -1;
@@ -138,11 +144,6 @@ struct nl_msg *build_create(struct cfnl *nl, const struct filter_spec *fs)
 		    nla_put_u64(msg, NF_CUCKOO_A_SEED, fs->seed))
 			goto fail;
 	}
-	if ((fs->have & HAVE_HOOK) && nla_put_u8(msg, NF_CUCKOO_A_HOOK, fs->hook))
-		goto fail;
-	if ((fs->have & HAVE_PRIORITY) &&
-	    nla_put_u32(msg, NF_CUCKOO_A_PRIORITY, (uint32_t)fs->priority))
-		goto fail;
 	if ((fs->have & HAVE_BIDIR) &&
 	    nla_put_u8(msg, NF_CUCKOO_A_BIDIRECTIONAL, fs->bidir))
 		goto fail;
@@ -158,11 +159,7 @@ struct nl_msg *build_set(struct cfnl *nl, const struct filter_spec *fs)
 {
 	struct nl_msg *msg = build_named(nl, NF_CUCKOO_CMD_SET, fs->name);
 
-	if (msg && (put_conf(msg, fs) ||
-		    ((fs->have & HAVE_HOOK) &&
-		     nla_put_u8(msg, NF_CUCKOO_A_HOOK, fs->hook)) ||
-		    ((fs->have & HAVE_PRIORITY) &&
-		     nla_put_u32(msg, NF_CUCKOO_A_PRIORITY, (uint32_t)fs->priority)))) {
+	if (msg && put_conf(msg, fs)) {
 		nlmsg_free(msg);
 		return NULL;
 	}
