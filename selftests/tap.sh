@@ -42,13 +42,27 @@ diag() {
 	done
 }
 
+# NFC_TAP_TIMES=1: a diagnostic line before each point with the seconds
+# since the last (or since the script began), to see where a test's time
+# goes.
+tap_t=${EPOCHREALTIME/./}
+tap_time() {
+	local t=${EPOCHREALTIME/./}
+
+	[ "${NFC_TAP_TIMES:-0}" = 1 ] &&
+		printf '# +%d.%01d s\n' $(((t - tap_t) / 1000000)) $(((t - tap_t) / 100000 % 10))
+	tap_t=$t
+}
+
 ok() {
+	tap_time
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $TEST: $1"
 }
 
 # not_ok DESC [DIAG...]
 not_ok() {
+	tap_time
 	tap_n=$((tap_n + 1))
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_n - $TEST: $1"

@@ -478,8 +478,12 @@ stage_restarted() {
 
 	# The upgrade, with the filters loaded and the unit active.
 	t0=$SECONDS
-	out=$(cd $LC/debs-new && apt-get install -y ./*.deb 2>&1)
+	out=$(cd $LC/debs-new && apt-get install -y ./*.deb 2>&1 |
+		while IFS= read -r line; do echo "[$((SECONDS - t0)) s] $line"; done
+		exit "${PIPESTATUS[0]}")
 	rc=$?
+	# Where the upgrade's time goes: its steps, with the second each began.
+	diag "$(grep -v 'Reading database\.\.\. *[0-9]*%' <<<"$out" | head -n 80)"
 	check "apt install of $(cat $LC/newversion) over $(cat $LC/version) with the filters loaded ($((SECONDS - t0)) s)" \
 		"status $rc: $out" test $rc = 0
 	unit_active "after the upgrade"
