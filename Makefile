@@ -66,7 +66,9 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 # fail2ban reads its actions from /etc whatever the prefix.
-F2B_ACTION = contrib/fail2ban/action.d/nf-cuckoo.conf
+# nf-cuckoo: the filter's own hook; nf-cuckoo-iptables: a rule asks it.
+F2B_ACTIONS = contrib/fail2ban/action.d/nf-cuckoo.conf \
+	      contrib/fail2ban/action.d/nf-cuckoo-iptables.conf
 F2B_DIR = $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
 # ... which runs nf-cuckoo-fail2ban, found in PATH as cfctl is.
 F2B_HELPER = contrib/fail2ban/nf-cuckoo-fail2ban
@@ -118,7 +120,8 @@ install: module cfctl
 	$(MAKE) -C tools/xt install DESTDIR=$(DESTDIR)
 	install -d $(UNITDIR)
 	install -m 644 $(UNITS) $(UNITDIR)/
-	install -D -m 644 $(F2B_ACTION) $(F2B_DIR)/nf-cuckoo.conf
+	install -d $(F2B_DIR)
+	install -m 644 $(F2B_ACTIONS) $(F2B_DIR)/
 	install -D -m 755 $(F2B_HELPER) $(F2B_SBIN)
 	install -D -m 644 $(F2B_HELPER).8 $(F2B_MAN)
 	install -D -m 755 $(CS_ADAPTER) $(CS_SBIN)
@@ -139,7 +142,7 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl --quiet disable $(notdir $(UNITS)) 2>/dev/null || :; fi
 	rm -f $(MODDIR)/nf_cuckoo.ko $(MODDIR)/xt_cuckoo.ko
-	rm -f $(F2B_DIR)/nf-cuckoo.conf $(F2B_SBIN) $(F2B_MAN)
+	rm -f $(addprefix $(F2B_DIR)/,$(notdir $(F2B_ACTIONS))) $(F2B_SBIN) $(F2B_MAN)
 	rm -f $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
 	rm -f $(CS_SBIN) $(CS_CONF) $(CS_YAML) $(CS_MAN) $(CS_LOGROTATE) $(CS_DROPIN)
 	-rmdir $(dir $(CS_DROPIN)) 2>/dev/null

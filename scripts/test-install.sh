@@ -159,8 +159,10 @@ grep -q "^updates/nf_cuckoo.ko:" "$kdir/lib/modules/$KVER/modules.dep" &&
 point $? "depmod indexed updates/nf_cuckoo.ko and xt_cuckoo.ko (which needs it) in the copied tree"
 vm_points "make install" "$kdir" selftests/vm/installed.sh \
 	"$kdir/usr/local/sbin/cfctl"
-cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf "$kdir/etc/fail2ban/action.d/nf-cuckoo.conf"
-point $? "make install puts the fail2ban action in /etc/fail2ban/action.d"
+cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf "$kdir/etc/fail2ban/action.d/nf-cuckoo.conf" &&
+	cmp -s contrib/fail2ban/action.d/nf-cuckoo-iptables.conf \
+		"$kdir/etc/fail2ban/action.d/nf-cuckoo-iptables.conf"
+point $? "make install puts the fail2ban actions (nf-cuckoo, nf-cuckoo-iptables) in /etc/fail2ban/action.d"
 cmp -s contrib/crowdsec/nf-cuckoo-crowdsec "$kdir/usr/local/sbin/nf-cuckoo-crowdsec" &&
 	[ -x "$kdir/usr/local/sbin/nf-cuckoo-crowdsec" ] &&
 	cmp -s contrib/crowdsec/crowdsec.conf "$kdir/etc/nf-cuckoo/crowdsec.conf" &&
@@ -309,8 +311,10 @@ xt=${installed%/*}/xt_cuckoo.ko
 point $? "DKMS built and installed both modules (nf_cuckoo, xt_cuckoo) for $KVER" "$(dkms status 2>&1)"
 out=$(systemd-analyze verify /lib/systemd/system/nf-cuckoo.service 2>&1)
 point $? "systemd-analyze verify nf-cuckoo.service" "$out"
-cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf
-point $? "the cfctl package installs the fail2ban action"
+cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo.conf &&
+	cmp -s contrib/fail2ban/action.d/nf-cuckoo-iptables.conf \
+		/etc/fail2ban/action.d/nf-cuckoo-iptables.conf
+point $? "the cfctl package installs the fail2ban actions (nf-cuckoo, nf-cuckoo-iptables)"
 plugin=/usr/share/netfilter-persistent/plugins.d/12-nf-cuckoo
 cmp -s contrib/netfilter-persistent/12-nf-cuckoo "$plugin" && [ -x "$plugin" ]
 point $? "the cfctl package installs the netfilter-persistent plugin"
@@ -393,7 +397,8 @@ out=$(dpkg --purge cfctl nf-cuckoo-dkms 2>&1)
 point $? "dpkg --purge removes cfctl and nf-cuckoo-dkms" "$out"
 left=$(ls -d /usr/src/nf-cuckoo-* /var/lib/dkms/nf-cuckoo /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service /usr/share/man/man8/cfctl.8.gz \
-	/etc/fail2ban/action.d/nf-cuckoo.conf /usr/sbin/nf-cuckoo-crowdsec \
+	/etc/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo-iptables.conf \
+	/usr/sbin/nf-cuckoo-crowdsec \
 	/etc/nf-cuckoo /usr/share/nf-cuckoo /var/lib/nf-cuckoo "$plugin" \
 	/usr/share/doc/cfctl /lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
 # shellcheck disable=SC2086

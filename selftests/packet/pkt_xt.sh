@@ -25,9 +25,7 @@
 #     and still does once rc is deleted and made again, and after a save
 #     and restore; oif rs at forward only what leaves by rs; iif at the
 #     output hook is refused.
-# The match's module is xt_cuckoo.ko beside NF_CUCKOO_KO (inserted here:
-# the VM has no module tree to find it in), its extension this tree's
-# tools/xt/libxt_cuckoo.so (XTABLES_LIBDIR).
+# The match: xt_load (pktlib.sh).
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
@@ -39,26 +37,7 @@ for v in $VARIANTS; do
 done
 plan $((11 + 20 * $(wc -w <<<"$VARIANTS")))
 
-XT=$REPO/tools/xt
-[ -r "$XT/libxt_cuckoo.so" ] || bail "no $XT/libxt_cuckoo.so (make -C tools/xt)"
-XT_KO=$(dirname "${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko}")/xt_cuckoo.ko
-# Later tests unload nf_cuckoo: xt_cuckoo goes first, once the rules of
-# deleted namespaces are gone.
-unload_xt() {
-	local i
-
-	for ((i = 0; i < 50; i++)); do
-		[ -d /sys/module/xt_cuckoo ] || return 0
-		rmmod xt_cuckoo 2>/dev/null && return
-		sleep 0.2
-	done
-	return 1
-}
-trap 'cleanup; unload_xt' EXIT
-[ -d /sys/module/xt_cuckoo ] || { modprobe x_tables && insmod "$XT_KO"; } ||
-	bail "cannot load $XT_KO"
-export XTABLES_LIBDIR=$XT:$(pkg-config --variable=xtlibdir xtables 2>/dev/null ||
-	echo /usr/lib/x86_64-linux-gnu/xtables)
+xt_load
 
 topo_router
 # s counts what c sends (l: sport 4001, o: 4002); c what s sends (b).
@@ -319,7 +298,7 @@ cfq x create nx family inet key src hook none && cfq x add nx src $C4 &&
 	bail "cannot make namespace x's filter and rules"
 ip netns del "${NSP}x"
 NAMESPACES=("${NAMESPACES[@]/x/}")
-unload_xt
+xt_unload
 check_all "a namespace deleted with rules using its filter: rules and filter gone, xt_cuckoo unloads, no oops" \
 	"$?" = 0 "$(oopses)" = ""
 finish

@@ -89,6 +89,38 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# xt_load: the iptables match for a test: xt_cuckoo.ko beside
+# NF_CUCKOO_KO inserted (the VM has no module tree to find it in) and
+# this tree's libxt_cuckoo.so found first (XTABLES_LIBDIR, exported for
+# what the test starts).  xt_cuckoo is unloaded at exit, after the
+# namespaces and their rules: later tests unload nf_cuckoo.
+xt_load() {
+	local xt=$REPO/tools/xt
+	local ko
+
+	ko=$(dirname "${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko}")/xt_cuckoo.ko
+	[ -r "$xt/libxt_cuckoo.so" ] || bail "no $xt/libxt_cuckoo.so (make -C tools/xt)"
+	trap 'cleanup; xt_unload' EXIT
+	[ -d /sys/module/xt_cuckoo ] || { modprobe x_tables && insmod "$ko"; } ||
+		bail "cannot load $ko"
+	XTABLES_LIBDIR=$xt:$(pkg-config --variable=xtlibdir xtables 2>/dev/null ||
+		echo /usr/lib/x86_64-linux-gnu/xtables)
+	export XTABLES_LIBDIR
+}
+
+# xt_unload: xt_cuckoo unloaded, waiting up to 10 s for the rules of
+# deleted namespaces to let go of it; 0 if it is not loaded.
+xt_unload() {
+	local i
+
+	for ((i = 0; i < 50; i++)); do
+		[ -d /sys/module/xt_cuckoo ] || return 0
+		rmmod xt_cuckoo 2>/dev/null && return
+		sleep 0.2
+	done
+	return 1
+}
+
 # Root, the module loaded (or loadable), cfctl and the tools built.
 require_env() {
 	local ko=${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko} t
