@@ -109,6 +109,30 @@ def find(what):
     return None
 
 
+def find_cfctl(adapters, until):
+    """A cfctl the adapters run, looked for among their children until
+    the clock says until.  cfctl lives a moment a batch, less than one
+    scan of /proc takes in a busy emulated guest (where kill after kill
+    found none): the adapters' children files are read instead, a few
+    ms apart."""
+    while time.monotonic() < until:
+        for a in adapters:
+            try:
+                with open("/proc/%d/task/%d/children" % (a, a)) as f:
+                    kids = f.read().split()
+            except OSError:
+                continue
+            for k in kids:
+                try:
+                    with open("/proc/%s/comm" % k) as f:
+                        if f.read().strip() == "cfctl":
+                            return int(k)
+                except OSError:
+                    pass
+        time.sleep(0.003)
+    return None
+
+
 def chaos(seconds):
     # Each of the three is killed at least once: on a busy host fewer
     # batches run in the time, and cfctl, alive a moment a batch, can be
@@ -156,11 +180,17 @@ def chaos(seconds):
             what = rnd.choice(unkilled)
         else:
             what = rnd.choice(("cfctl", "adapter", "bouncer"))
-        # Wait for one to be there (cfctl runs a moment a batch).
-        give_up = time.monotonic() + 4
+        # Wait for one to be there (cfctl runs a moment a batch, and a
+        # batch comes with a decision: seconds apart on a busy host).
+        give_up = time.monotonic() + (10 if what == "cfctl" else 4)
         pid = None
         while pid is None and time.monotonic() < give_up:
-            pid = find(what)
+            if what == "cfctl":
+                adapters = [p for p, _, _, cmd in procs() if len(cmd) > 1 and
+                            cmd[1].decode(errors="replace") == ADAPTER]
+                pid = find_cfctl(adapters, min(give_up, time.monotonic() + 2))
+            else:
+                pid = find(what)
             if pid is None:
                 time.sleep(0.01)
         if pid is None:
