@@ -23,6 +23,9 @@
 # filter lacks, a 33rd combination of prefix lengths and a missing filter
 # are logged with the reason and change nothing else.  3,000 decisions imported reach the filter (counted with
 # `cfctl test -f`), and the rate is measured; deleting them empties it.
+# The rule form: with hook = none the adapter makes a filter with no hook
+# of its own, iptables and ip6tables rules ask it, and a rebuild of the
+# filter from the state (cfctl compact) keeps them dropping.
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
@@ -30,15 +33,11 @@ for t in crowdsec cscli crowdsec-custom-bouncer; do
 	command -v $t >/dev/null ||
 		bail "$t is missing (scripts/deps.sh installs crowdsec and crowdsec-custom-bouncer)"
 done
-plan 20
+plan 22
 
 ADAPTER=$REPO/contrib/crowdsec/nf-cuckoo-crowdsec
-A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
-A6=fd00::1 S6A=fd00::2
 FILTER=crowdsec
-mkns a c s
-link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
-link c vc $C4/24 fd01::1/64 s sc $S4C/24 fd01::2/64
+topo_clients
 
 nft_load s <<EOF
 table inet t {
@@ -117,7 +116,7 @@ dump_logs() {
 	diag "cscli and the Local API, errors:" "$(grep -hE 'level=(error|fatal|warning)' \
 		"$CS/cscli.err" "$CS/log/crowdsec_api.log" 2>/dev/null | tail -n 20)"
 }
-trap 'dump_logs $?; cleanup' EXIT
+trap 'dump_logs $?; cleanup; xt_unload' EXIT
 
 # (Bounded: a Local API stuck on a loaded host fails the call, not the run.)
 cscli_() { ns s timeout 60 cscli -c "$CS/config.yaml" "$@" 2>>"$CS/cscli.err"; }
@@ -496,6 +495,32 @@ bouncer_start
 until_ok 60 held 10.0.0.9
 check_all "restarted: the filter made again, holding the one active decision" \
 	"$(items)" = 1 "$(state | tr '\n' ' ')" = "10.0.0.9 "
+
+# The rule form (README): hook = none, and an iptables rule asks the
+# filter where the firewall bouncer would use -m set (raw PREROUTING
+# here, ahead of s's counters).  A rebuild by the adapter swaps the
+# filter under the rule.
+stop_bouncer
+cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
+echo "hook = none" >>"$CS/adapter.conf"
+xt_load
+bouncer_start
+until_ok 60 held 10.0.0.9
+xt_out=$(ns s iptables -t raw -I PREROUTING -m cuckoo --filter "$FILTER" -j DROP 2>&1 &&
+	ns s ip6tables -t raw -I PREROUTING -m cuckoo --filter "$FILTER" -j DROP 2>&1)
+xt_rc=$?
+csw decisions add --ip $A4 -d 1h && csw decisions add --ip $A6 -d 1h
+until_ok 60 held $A4 && until_ok 60 held $A6
+send
+check_all "hook = none: the adapter's filter has no hook; rules ask it: a dropped (IPv4, IPv6), c passes" 	"$xt_rc" = 0 "$(fstat s "$FILTER" .hook)" = none "$(fstat s "$FILTER" .rules)" = 2 	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5 "$(fstat s "$FILTER" .stats.packets.rules.matches)" -ge 10
+[ "$xt_rc" = 0 ] || diag "$xt_out"
+r0=$(logged 'rebuilt from the state')
+cfq s flush "$FILTER"
+stop_bouncer
+bouncer_start
+until_ok 60 held $A4
+send
+check_all "flushed behind the adapter's back: its start rebuilt the filter under the rules, a dropped again" 	"$(logged 'rebuilt from the state')" -gt "$r0" "$(items)" = 3 	"$(fstat s "$FILTER" .rules)" = 2 "$DA4" = 0 "$DA6" = 0 "$DC4" = 5
 
 check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
 retried=

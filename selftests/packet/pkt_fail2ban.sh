@@ -20,6 +20,7 @@
 # filter, as the action says.
 
 . "$(dirname "$0")/pktlib.sh"
+. "$(dirname "$0")/f2blib.sh"
 require_env
 command -v fail2ban-server >/dev/null ||
 	bail "fail2ban-server is missing (scripts/deps.sh installs fail2ban)"
@@ -28,13 +29,9 @@ plan 25
 # The first bans must outlast a restart of fail2ban, a minute and a half
 # in a busy emulated VM.
 BANTIME=180
-A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
 # Banned by hand, never sending.
 X4=10.0.0.99 Y4=10.0.0.98 Z4=10.0.0.97
-A6=fd00::1 S6A=fd00::2
-mkns a c s
-link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
-link c vc $C4/24 fd01::1/64 s sc $S4C/24 fd01::2/64
+topo_clients
 
 nft_load s <<EOF
 table inet t {
@@ -50,65 +47,15 @@ table inet t {
 }
 EOF
 
-# The test configuration: everything fail2ban writes under $F2B.
-F2B=$SCRATCH/f2b
-AUTHLOG=$SCRATCH/auth.log
+# The test configuration (f2blib.sh).
 FILTER=f2b-nfcf
-mkdir -p "$F2B/action.d" "$F2B/filter.d" || bail "cannot make $F2B"
-cp "$REPO/contrib/fail2ban/action.d/nf-cuckoo.conf" "$F2B/action.d/" ||
-	bail "no contrib/fail2ban/action.d/nf-cuckoo.conf"
-cat >"$F2B/fail2ban.conf" <<EOF
-[Definition]
-loglevel = INFO
-logtarget = $F2B/fail2ban.log
-syslogsocket = auto
-socket = $F2B/fail2ban.sock
-pidfile = $F2B/fail2ban.pid
-dbfile = $F2B/fail2ban.sqlite3
-dbpurgeage = 1d
-allowipv6 = auto
-EOF
-cat >"$F2B/jail.conf" <<EOF
-[nfcf]
-enabled = true
-backend = polling
-filter = nfcf-test
-logpath = $AUTHLOG
-maxretry = 5
-findtime = 600
-bantime = $BANTIME
-action = nf-cuckoo[cfctl="$CFCTL", helper="$REPO/contrib/fail2ban/nf-cuckoo-fail2ban", statedir="$F2B/state"]
-EOF
-cat >"$F2B/filter.d/nfcf-test.conf" <<'EOF'
-[Definition]
-failregex = ^FAIL from <HOST>$
-datepattern = {NONE}
-EOF
-: >"$AUTHLOG"
-
-f2b_start() {
-	nsenter --net="/run/netns/${NSP}s" -- \
-		fail2ban-server -f -x -c "$F2B" >>"$F2B/server.out" 2>&1 &
-	F2B_PID=$!
-	BGPIDS+=("$F2B_PID")
-}
-f2b() { ns s fail2ban-client -c "$F2B" "$@" 2>/dev/null; }
-# until_ok SECONDS CMD...: CMD succeeds within SECONDS (of the clock: a
-# fail2ban-client call alone takes seconds in a busy emulated VM).
-until_ok() {
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
+f2b_config nfcf INFO "$REPO/contrib/fail2ban/action.d/nf-cuckoo.conf" \
+	"findtime = 600" "bantime = $BANTIME" \
+	"action = nf-cuckoo[cfctl=\"$CFCTL\", helper=\"$REPO/contrib/fail2ban/nf-cuckoo-fail2ban\", statedir=\"$F2B/state\"]"
 banned() { f2b status nfcf | sed -n 's/.*Banned IP list:[[:space:]]*//p'; }
 is_banned() { banned | tr ' ' '\n' | grep -qx "$1"; }
 jail_up() { f2b status nfcf >/dev/null; }
 items() { fstat s "$FILTER" .stats.items; }
-fail() { local i; for ((i = 0; i < 5; i++)); do echo "FAIL from $1"; done >>"$AUTHLOG"; }
 # send: 5 datagrams from a (IPv4 and IPv6) and from c; DA4 DA6 DC4 get
 # how many of each arrived.
 send() {
@@ -137,7 +84,7 @@ f2b_start
 if until_ok 120 jail_up; then
 	ok "fail2ban-server runs the jail with the nf-cuckoo action"
 else
-	bail "fail2ban-server did not start: $(tail -5 "$F2B/server.out" "$F2B/fail2ban.log" 2>/dev/null)"
+	f2b_failed_start
 fi
 check_all "actionstart made $FILTER: key src, family inet, input hook, drop" \
 	"$(fstat s "$FILTER" '[(.key | join(",")), .family, .hook, .action] | join(" ")')" = "src inet input drop"

@@ -23,6 +23,7 @@
 # no unban failed, and the filter has one stage.
 
 . "$(dirname "$0")/pktlib.sh"
+. "$(dirname "$0")/f2blib.sh"
 require_env
 command -v fail2ban-server >/dev/null ||
 	bail "fail2ban-server is missing (scripts/deps.sh installs fail2ban)"
@@ -35,53 +36,12 @@ plan 9
 N=20000 NAMB=10 NNEW=20
 mkns s
 
-F2B=$SCRATCH/f2b
-AUTHLOG=$SCRATCH/auth.log
 FILTER=f2b-nfcf
 STATEDIR=$F2B/state
 HELPER=$REPO/contrib/fail2ban/nf-cuckoo-fail2ban
-mkdir -p "$F2B/action.d" "$F2B/filter.d" || bail "cannot make $F2B"
-cp "$REPO/contrib/fail2ban/action.d/nf-cuckoo.conf" "$F2B/action.d/" ||
-	bail "no contrib/fail2ban/action.d/nf-cuckoo.conf"
 # DEBUG: fail2ban logs a command's stderr only when it fails, or at DEBUG.
-cat >"$F2B/fail2ban.conf" <<EOF
-[Definition]
-loglevel = DEBUG
-logtarget = $F2B/fail2ban.log
-syslogsocket = auto
-socket = $F2B/fail2ban.sock
-pidfile = $F2B/fail2ban.pid
-dbfile = $F2B/fail2ban.sqlite3
-dbpurgeage = 1d
-allowipv6 = auto
-EOF
-cat >"$F2B/jail.conf" <<EOF
-[nfcf]
-enabled = true
-backend = polling
-filter = nfcf-test
-logpath = $AUTHLOG
-maxretry = 5
-bantime = 1d
-action = nf-cuckoo[capacity=1000, cfctl="$CFCTL", helper="$HELPER", statedir="$STATEDIR"]
-EOF
-cat >"$F2B/filter.d/nfcf-test.conf" <<'EOF'
-[Definition]
-failregex = ^FAIL from <HOST>$
-datepattern = {NONE}
-EOF
-: >"$AUTHLOG"
-
-f2b() { ns s fail2ban-client -c "$F2B" "$@" 2>/dev/null; }
-until_ok() {
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
+f2b_config nfcf DEBUG "$REPO/contrib/fail2ban/action.d/nf-cuckoo.conf" "bantime = 1d" \
+	"action = nf-cuckoo[capacity=1000, cfctl=\"$CFCTL\", helper=\"$HELPER\", statedir=\"$STATEDIR\"]"
 jail_up() { f2b status nfcf >/dev/null; }
 banned() { f2b status nfcf | sed -n 's/.*Banned IP list:[[:space:]]*//p'; }
 items() { fstat s "$FILTER" .stats.items; }
@@ -92,12 +52,8 @@ addrs() {
 		printf "10.%d.%d.%d\n", a + int(i / 65536), int(i / 256) % 256, i % 256 }'
 }
 
-nsenter --net="/run/netns/${NSP}s" -- \
-	fail2ban-server -f -x -c "$F2B" >>"$F2B/server.out" 2>&1 &
-F2B_PID=$!
-BGPIDS+=("$F2B_PID")
-until_ok 120 jail_up ||
-	bail "fail2ban-server did not start: $(tail -5 "$F2B/server.out" "$F2B/fail2ban.log" 2>/dev/null)"
+f2b_start
+until_ok 120 jail_up || f2b_failed_start
 
 # The $N, through the action's program: the filter and the record.
 addrs $N 64 >"$SCRATCH/held"

@@ -15,6 +15,7 @@
 # the rules away, then the filters.
 
 . "$(dirname "$0")/pktlib.sh"
+. "$(dirname "$0")/f2blib.sh"
 require_env
 command -v fail2ban-server >/dev/null ||
 	bail "fail2ban-server is missing (scripts/deps.sh installs fail2ban)"
@@ -23,17 +24,13 @@ command -v fail2ban-server >/dev/null ||
 plan 9
 
 # fail2ban's commands inherit XTABLES_LIBDIR.
+trap 'cleanup; xt_unload' EXIT
 xt_load
 
-A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
-A6=fd00::1 S6A=fd00::2
-mkns a c s
-link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
-link c vc $C4/24 fd01::1/64 s sc $S4C/24 fd01::2/64
+topo_clients
 
-# Counted at s's input, ahead of nothing: the rule form's REJECT is in
-# the iptables-nft table "filter", at priority 0 as well; inet t's chain
-# at priority 10 counts what that left.
+# Counted at s's input after the jail's rule: iptables-nft's INPUT chain
+# (table ip filter) is at priority 0, this one at 10.
 nft_load s <<EOF
 table inet t {
 	counter a4 {}
@@ -50,54 +47,11 @@ table inet t {
 }
 EOF
 
-F2B=$SCRATCH/f2b
-AUTHLOG=$SCRATCH/auth.log
-mkdir -p "$F2B/action.d" "$F2B/filter.d" || bail "cannot make $F2B"
-cp /etc/fail2ban/action.d/iptables.conf \
-	"$REPO/contrib/fail2ban/action.d/nf-cuckoo-iptables.conf" "$F2B/action.d/" ||
-	bail "cannot copy the actions"
-cat >"$F2B/fail2ban.conf" <<EOF
-[Definition]
-loglevel = INFO
-logtarget = $F2B/fail2ban.log
-syslogsocket = auto
-socket = $F2B/fail2ban.sock
-pidfile = $F2B/fail2ban.pid
-dbfile = $F2B/fail2ban.sqlite3
-dbpurgeage = 1d
-allowipv6 = auto
-EOF
-cat >"$F2B/jail.conf" <<EOF
-[nfr]
-enabled = true
-backend = polling
-filter = nfr-test
-logpath = $AUTHLOG
-maxretry = 5
-findtime = 600
-bantime = 3600
-action = nf-cuckoo-iptables[port=5001, protocol=udp, cfctl="$CFCTL", helper="$REPO/contrib/fail2ban/nf-cuckoo-fail2ban", statedir="$F2B/state"]
-EOF
-cat >"$F2B/filter.d/nfr-test.conf" <<'EOF'
-[Definition]
-failregex = ^FAIL from <HOST>$
-datepattern = {NONE}
-EOF
-: >"$AUTHLOG"
-
-f2b() { ns s fail2ban-client -c "$F2B" "$@" 2>/dev/null; }
-until_ok() {	# SECONDS CMD...
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
+f2b_config nfr INFO "/etc/fail2ban/action.d/iptables.conf $REPO/contrib/fail2ban/action.d/nf-cuckoo-iptables.conf" \
+	"findtime = 600" "bantime = 3600" \
+	"action = nf-cuckoo-iptables[port=5001, protocol=udp, cfctl=\"$CFCTL\", helper=\"$REPO/contrib/fail2ban/nf-cuckoo-fail2ban\", statedir=\"$F2B/state\"]"
 jail_up() { f2b status nfr >/dev/null; }
 has() { cf s test "$1" src "$2" >/dev/null 2>&1; }
-fail() { local i; for ((i = 0; i < 5; i++)); do echo "FAIL from $1"; done >>"$AUTHLOG"; }
 # send: 5 datagrams each from a (IPv4 and IPv6 to 5001, IPv4 to 5002)
 # and from c; DA4 DA6 DP4 DC4 get how many of each arrived.
 send() {
@@ -116,12 +70,8 @@ send() {
 rule4() { ns s iptables-save -t filter | grep -c -- '^-A INPUT -p udp -m udp --dport 5001 -m cuckoo --filter f2b-nfr -j REJECT'; }
 rule6() { ns s ip6tables-save -t filter | grep -c -- '^-A INPUT -p udp -m udp --dport 5001 -m cuckoo --filter f2b-nfr6 -j REJECT'; }
 
-nsenter --net="/run/netns/${NSP}s" -- \
-	fail2ban-server -f -x -c "$F2B" >>"$F2B/server.out" 2>&1 &
-F2B_PID=$!
-BGPIDS+=("$F2B_PID")
-until_ok 120 jail_up ||
-	bail "fail2ban-server did not start: $(tail -5 "$F2B/server.out" "$F2B/fail2ban.log" 2>/dev/null)"
+f2b_start
+until_ok 120 jail_up || f2b_failed_start
 
 fail $A4
 fail $A6

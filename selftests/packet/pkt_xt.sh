@@ -37,6 +37,7 @@ for v in $VARIANTS; do
 done
 plan $((11 + 20 * $(wc -w <<<"$VARIANTS")))
 
+trap 'cleanup; xt_unload' EXIT
 xt_load
 
 topo_router

@@ -89,18 +89,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# topo_clients: clients a (A4, A6) and c (C4) each joined to server s
+# (S4A, S6A on a's side; S4C on c's), as the clients' tests use them.
+topo_clients() {
+	A4=10.0.0.1 S4A=10.0.0.2 C4=10.0.1.1 S4C=10.0.1.2
+	A6=fd00::1 S6A=fd00::2
+	mkns a c s
+	link a va $A4/24 $A6/64 s sa $S4A/24 $S6A/64
+	link c vc $C4/24 fd01::1/64 s sc $S4C/24 fd01::2/64
+}
+
 # xt_load: the iptables match for a test: xt_cuckoo.ko beside
 # NF_CUCKOO_KO inserted (the VM has no module tree to find it in) and
 # this tree's libxt_cuckoo.so found first (XTABLES_LIBDIR, exported for
-# what the test starts).  xt_cuckoo is unloaded at exit, after the
-# namespaces and their rules: later tests unload nf_cuckoo.
+# what the test starts).  The test's exit trap calls xt_unload after
+# cleanup (the namespaces and their rules): later tests unload nf_cuckoo.
 xt_load() {
 	local xt=$REPO/tools/xt
 	local ko
 
 	ko=$(dirname "${NF_CUCKOO_KO:-$REPO/nf_cuckoo.ko}")/xt_cuckoo.ko
 	[ -r "$xt/libxt_cuckoo.so" ] || bail "no $xt/libxt_cuckoo.so (make -C tools/xt)"
-	trap 'cleanup; xt_unload' EXIT
 	[ -d /sys/module/xt_cuckoo ] || { modprobe x_tables && insmod "$ko"; } ||
 		bail "cannot load $ko"
 	XTABLES_LIBDIR=$xt:$(pkg-config --variable=xtlibdir xtables 2>/dev/null ||
