@@ -94,10 +94,15 @@ def procs():
         yield int(d), comm, ppid, cmd
 
 
+def adapter_pids(ps):
+    """The pids among ps (procs()) that run the adapter."""
+    return {pid for pid, _, _, cmd in ps
+            if len(cmd) > 1 and cmd[1].decode(errors="replace") == ADAPTER}
+
+
 def find(what):
     ps = list(procs())
-    adapters = {pid for pid, _, _, cmd in ps
-                if len(cmd) > 1 and cmd[1].decode(errors="replace") == ADAPTER}
+    adapters = adapter_pids(ps)
     for pid, comm, ppid, _ in ps:
         if what == "cfctl" and comm == "cfctl" and ppid in adapters:
             return pid
@@ -186,9 +191,8 @@ def chaos(seconds):
         pid = None
         while pid is None and time.monotonic() < give_up:
             if what == "cfctl":
-                adapters = [p for p, _, _, cmd in procs() if len(cmd) > 1 and
-                            cmd[1].decode(errors="replace") == ADAPTER]
-                pid = find_cfctl(adapters, min(give_up, time.monotonic() + 2))
+                pid = find_cfctl(adapter_pids(procs()),
+                                 min(give_up, time.monotonic() + 2))
             else:
                 pid = find(what)
             if pid is None:

@@ -512,7 +512,9 @@ xt_rc=$?
 csw decisions add --ip $A4 -d 1h && csw decisions add --ip $A6 -d 1h
 until_ok 60 held $A4 && until_ok 60 held $A6
 send
-check_all "hook = none: the adapter's filter has no hook; rules ask it: a dropped (IPv4, IPv6), c passes" 	"$xt_rc" = 0 "$(fstat s "$FILTER" .hook)" = none "$(fstat s "$FILTER" .rules)" = 2 	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5 "$(fstat s "$FILTER" .stats.packets.rules.matches)" -ge 10
+check_all "hook = none: the adapter's filter has no hook; rules ask it: a dropped (IPv4, IPv6), c passes" \
+	"$xt_rc" = 0 "$(fstat s "$FILTER" .hook)" = none "$(fstat s "$FILTER" .rules)" = 2 \
+	"$DA4" = 0 "$DA6" = 0 "$DC4" = 5 "$(fstat s "$FILTER" .stats.packets.rules.matches)" -ge 10
 [ "$xt_rc" = 0 ] || diag "$xt_out"
 r0=$(logged 'rebuilt from the state')
 cfq s flush "$FILTER"
@@ -520,7 +522,9 @@ stop_bouncer
 bouncer_start
 until_ok 60 held $A4
 send
-check_all "flushed behind the adapter's back: its start rebuilt the filter under the rules, a dropped again" 	"$(logged 'rebuilt from the state')" -gt "$r0" "$(items)" = 3 	"$(fstat s "$FILTER" .rules)" = 2 "$DA4" = 0 "$DA6" = 0 "$DC4" = 5
+check_all "flushed behind the adapter's back: its start rebuilt the filter under the rules, a dropped again" \
+	"$(logged 'rebuilt from the state')" -gt "$r0" "$(items)" = 3 \
+	"$(fstat s "$FILTER" .rules)" = 2 "$DA4" = 0 "$DA6" = 0 "$DC4" = 5
 
 check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
 retried=
