@@ -476,9 +476,11 @@ stage_restarted() {
 		"$(cfctl show f2b-$JAIL 2>&1)" f2b_banned
 	cs_agree "after a reload"
 
-	# The upgrade, with the filters loaded and the unit active.
+	# The upgrade, with the filters loaded and the unit active.  DKMS's
+	# compiler runs behind ccache, filled by the same build in the chroot
+	# the disk was made in (scripts/test-lifecycle.sh, warm_ccache).
 	t0=$SECONDS
-	out=$(cd $LC/debs-new && apt-get install -y ./*.deb 2>&1 |
+	out=$(cd $LC/debs-new && DEBIAN_KERNEL_USE_CCACHE=1 apt-get install -y ./*.deb 2>&1 |
 		while IFS= read -r line; do echo "[$((SECONDS - t0)) s] $line"; done
 		exit "${PIPESTATUS[0]}")
 	rc=$?
@@ -486,6 +488,8 @@ stage_restarted() {
 	diag "$(grep -v 'Reading database\.\.\. *[0-9]*%' <<<"$out" | head -n 80)"
 	check "apt install of $(cat $LC/newversion) over $(cat $LC/version) with the filters loaded ($((SECONDS - t0)) s)" \
 		"status $rc: $out" test $rc = 0
+	diag "the upgrade's compilations: $(ccache --print-stats 2>&1 |
+		awk '/^(direct_cache_hit|preprocessed_cache_hit|cache_miss)\t/ { printf "%s %s ", $1, $2 }')"
 	unit_active "after the upgrade"
 	out=$(dkms status nf-cuckoo 2>&1)
 	check "DKMS built and installed nf-cuckoo $(cat $LC/newversion) for $(uname -r)" "$out" \
