@@ -40,7 +40,7 @@ qemu-system-x86 busybox-static
 libnl-genl-3-dev libjson-c-dev libxtables-dev pkg-config
 sparse linux-source-6.1 dwarves
 iproute2 ethtool nftables ipset python3 python3-scapy python3-pyroute2 libcap2-bin
-iptables gnuplot-nox
+iptables netfilter-persistent iptables-persistent gnuplot-nox
 dkms dh-dkms debhelper dpkg-dev fakeroot lintian systemd xz-utils logrotate mmdebstrap
 fail2ban
 crowdsec crowdsec-custom-bouncer
@@ -138,11 +138,16 @@ apt-get install -y -qq --no-install-recommends \
 	exit 1
 }
 restore
-# Nor at the next boot: the tests run crowdsec and its bouncer themselves.
+# Nor at the next boot: the tests run crowdsec and its bouncer themselves,
+# and netfilter-persistent's flush in a namespace of their own.
 case " $missing " in
 *" crowdsec "* | *" crowdsec-custom-bouncer "*)
 	systemctl disable crowdsec.service crowdsec-custom-bouncer.service \
 		>/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" netfilter-persistent "*)
+	systemctl disable netfilter-persistent.service >/dev/null 2>&1 || true ;;
 esac
 # (mmdebstrap, which makes it, is installed above.)
 buildroot

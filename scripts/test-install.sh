@@ -315,9 +315,12 @@ cmp -s contrib/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo
 	cmp -s contrib/fail2ban/action.d/nf-cuckoo-iptables.conf \
 		/etc/fail2ban/action.d/nf-cuckoo-iptables.conf
 point $? "the cfctl package installs the fail2ban actions (nf-cuckoo, nf-cuckoo-iptables)"
-plugin=/usr/share/netfilter-persistent/plugins.d/12-nf-cuckoo
-cmp -s contrib/netfilter-persistent/12-nf-cuckoo "$plugin" && [ -x "$plugin" ]
-point $? "the cfctl package installs the netfilter-persistent plugin"
+plugin=/usr/share/netfilter-persistent/plugins.d
+cmp -s contrib/netfilter-persistent/12-nf-cuckoo "$plugin/12-nf-cuckoo" &&
+	[ -x "$plugin/12-nf-cuckoo" ] &&
+	cmp -s contrib/netfilter-persistent/45-nf-cuckoo "$plugin/45-nf-cuckoo" &&
+	[ -x "$plugin/45-nf-cuckoo" ]
+point $? "the cfctl package installs the netfilter-persistent plugins (12 and 45)"
 zcat /usr/share/doc/cfctl/README.Debian.gz 2>/dev/null | grep -q 'modprobe -r nf_cuckoo'
 point $? "the cfctl package installs README.Debian"
 readelf -h /usr/lib/nf-cuckoo/nf_cuckoo.bpf.o 2>/dev/null | grep -q 'Linux BPF' &&

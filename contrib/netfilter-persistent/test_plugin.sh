@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The netfilter-persistent plugin 12-nf-cuckoo, run as netfilter-persistent
-# runs it (run-parts -a ACTION on its directory) against cfctl_fake, in a
+# The netfilter-persistent plugins 12-nf-cuckoo (start, save) and
+# 45-nf-cuckoo (flush), run as netfilter-persistent runs them (run-parts
+# -a ACTION on their directory, with stand-ins for iptables' plugins 15
+# and 25 that log their runs) against cfctl_fake, in a
 # mount namespace of its own where /var/lib, /etc/default, /sys/module and
 # /usr/local/sbin (first in the plugin's PATH: cfctl there is cfctl_fake)
 # are the test's: the plugin is run as installed, with its own paths.
@@ -21,10 +23,26 @@ out=
 rc=
 
 mkdir -p "$dir/plugins" "$dir/varlib" "$dir/default" "$dir/sbin" "$dir/sysmod"
-cp "$here/12-nf-cuckoo" "$dir/plugins/"
-# cfctl for the plugin: the fake, each call logged.
-printf '#!/bin/sh\necho "$*" >>%s/calls\nexec %s "$@"\n' "$dir" "$FAKE" \
-	>"$dir/sbin/cfctl"
+cp "$here/12-nf-cuckoo" "$here/45-nf-cuckoo" "$dir/plugins/"
+# iptables' and ip6tables' plugins: their flush logged (the rules that
+# name a filter go there).
+for p in 15-ip4tables 25-ip6tables; do
+	printf '#!/bin/sh\n[ "$1" = flush ] && echo "%s flush" >>%s/calls\nexit 0\n' \
+		"$p" "$dir" >"$dir/plugins/$p"
+	chmod 755 "$dir/plugins/$p"
+done
+# cfctl for the plugin: the fake, each call logged; while $dir/busy
+# holds a count, a destroy fails as a filter a rule still names does.
+cat >"$dir/sbin/cfctl" <<EOF
+#!/bin/sh
+echo "\$*" >>$dir/calls
+if [ "\$1" = destroy ] && [ -s $dir/busy ] && [ "\$(cat $dir/busy)" -gt 0 ]; then
+	echo \$((\$(cat $dir/busy) - 1)) >$dir/busy
+	echo "cfctl: destroy bl: the filter is in use by 1 iptables rule: delete them first" >&2
+	exit 3
+fi
+exec $FAKE "\$@"
+EOF
 chmod 755 "$dir/sbin/cfctl"
 save=$dir/varlib/nf-cuckoo/filters.save
 # As root a mount namespace; otherwise one of a user namespace too.
@@ -64,7 +82,7 @@ result() {	# result OK DESCRIPTION
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..16"
 [ -x "$FAKE" ] || { echo "Bail out! no cfctl_fake at $FAKE"; exit 1; }
 # The namespace itself, or every point below would fail for its sake.
 if ! "${ns[@]}" true 2>/dev/null; then
@@ -123,15 +141,29 @@ plugin loaded stop
 result $? "stop: nothing done"
 
 plugin loaded flush
-[ "$rc" = 0 ] && [ -z "$(calls)" ] && [ "$(items bl)" = 4 ] &&
-	grep -q "filters kept" <<<"$out"
-result $? "flush: the filters kept, and it says how to have them destroyed"
+[ "$rc" = 0 ] && [ "$(calls)" = "$(printf '15-ip4tables flush\n25-ip6tables flush')" ] &&
+	[ "$(items bl)" = 4 ] && grep -q "filters kept" <<<"$out"
+result $? "flush: the rules flushed by their plugins, the filters kept (no cfctl run), and it says how to have them destroyed"
 
 printf 'NF_CUCKOO_FLUSH=yes\n' >"$dir/default/netfilter-persistent"
 plugin loaded flush
-[ "$rc" = 0 ] && [ "$(calls)" = destroy ] && [ "$(items bl)" = none ]
-result $? "flush with NF_CUCKOO_FLUSH=yes: every filter destroyed"
-rm -f "$dir/default/netfilter-persistent"
+[ "$rc" = 0 ] && [ "$(calls)" = "$(printf '15-ip4tables flush\n25-ip6tables flush\ndestroy')" ] &&
+	[ "$(items bl)" = none ]
+result $? "flush with NF_CUCKOO_FLUSH=yes: every filter destroyed, after the rules that could name them are flushed"
+
+# iptables-nft lets go of a filter a moment after its rule is flushed.
+fake create bl capacity 1000 key src
+echo 2 >"$dir/busy"
+plugin loaded flush
+[ "$rc" = 0 ] && [ "$(calls | grep -c '^destroy$')" = 3 ] && [ "$(items bl)" = none ]
+result $? "flush: a filter still in use is destroyed once the rule lets go (tried again)"
+fake create bl capacity 1000 key src
+echo 1000 >"$dir/busy"
+plugin loaded flush
+[ "$rc" != 0 ] && grep -q "in use by 1 iptables rule" <<<"$out" && [ "$(items bl)" = 0 ]
+result $? "flush: a filter a rule keeps naming: fails after 5 s with cfctl's reason, the filter kept"
+rm -f "$dir/default/netfilter-persistent" "$dir/busy"
+fake destroy
 
 # A damaged save: start fails, through netfilter-persistent's run-parts
 # -a, and nothing of it is applied; the file is kept.
@@ -149,7 +181,10 @@ result $? "start leaves a filter the save does not name alone"
 
 out=$("$here/12-nf-cuckoo" frob 2>&1)
 rc=$?
+[ "$rc" = 1 ] && grep -q "^Usage: " <<<"$out" &&
+	out=$("$here/45-nf-cuckoo" frob 2>&1)
+rc=$?
 [ "$rc" = 1 ] && grep -q "^Usage: " <<<"$out"
-result $? "an unknown action: usage, status 1"
+result $? "an unknown action: usage, status 1 (both plugins)"
 
 [ "$failed" = 0 ]

@@ -24,7 +24,10 @@
 #   - iif and oif: a filter with iif rc drops only what arrives on rc,
 #     and still does once rc is deleted and made again, and after a save
 #     and restore; oif rs at forward only what leaves by rs; iif at the
-#     output hook is refused.
+#     output hook is refused;
+#   - (iptables-nft) Debian's `netfilter-persistent flush`, with
+#     NF_CUCKOO_FLUSH=yes, flushes the rules that name filters, then
+#     destroys the filters (45-nf-cuckoo runs after iptables' plugins).
 # The match: xt_load (pktlib.sh).
 
 . "$(dirname "$0")/pktlib.sh"
@@ -104,6 +107,32 @@ xt() {
 	RC=$?
 }
 
+# nfp_flush: `netfilter-persistent flush` in r, as Debian's package runs
+# it, with iptables' plugins and this tree's two in its plugin directory,
+# NF_CUCKOO_FLUSH=yes in its settings and cfctl in /usr/local/sbin (bound
+# there in a mount namespace of its own); output and status in NFP_OUT
+# and NFP_RC.
+nfp_flush() {
+	local d=$SCRATCH/nfp
+
+	mkdir -p "$d/plugins" "$d/default" "$d/sbin"
+	cp /usr/share/netfilter-persistent/plugins.d/* \
+		"$REPO/contrib/netfilter-persistent/12-nf-cuckoo" \
+		"$REPO/contrib/netfilter-persistent/45-nf-cuckoo" "$d/plugins/"
+	{ cat /etc/default/netfilter-persistent; echo NF_CUCKOO_FLUSH=yes; } \
+		>"$d/default/netfilter-persistent"
+	ln -sf "$CFCTL" "$d/sbin/cfctl"
+	NFP_OUT=$(ns r unshare -m sh -c '
+		mount --bind "$1/plugins" /usr/share/netfilter-persistent/plugins.d &&
+		mount --bind "$1/default" /etc/default &&
+		mount --bind "$1/sbin" /usr/local/sbin &&
+		exec netfilter-persistent flush' sh "$d" 2>&1)
+	NFP_RC=$?
+}
+
+command -v netfilter-persistent >/dev/null &&
+	[ -x /usr/share/netfilter-persistent/plugins.d/15-ip4tables ] ||
+	bail "netfilter-persistent and iptables-persistent are missing (scripts/deps.sh installs them)"
 help=$(iptables -m cuckoo --help 2>&1)
 check_all "iptables -m cuckoo --help documents --filter and --reverse" \
 	"$(grep -c -e '--filter NAME' -e '--reverse ' <<<"$help")" = 2
@@ -215,8 +244,23 @@ for v in $VARIANTS; do
 	check_eq "$v: neither xt_cuckoo nor nf_cuckoo can be unloaded while a rule uses the match" \
 		"$([ -d /sys/module/xt_cuckoo ] && [ -d /sys/module/nf_cuckoo ] && echo loaded)" loaded
 
+	if [ $v = nft ]; then
+		# Debian's netfilter-persistent runs its plugins in order:
+		# nf_cuckoo's filters are destroyed (45-nf-cuckoo) after the
+		# rules that name them are flushed (15-ip4tables, 25-ip6tables).
+		xt $IP6T -A FORWARD -i rc -m cuckoo --filter rv -j DROP
+		nfp_flush
+		xt $IPT-save
+		a=$OUT
+		xt $IP6T-save
+		check_all "$v: netfilter-persistent flush (NF_CUCKOO_FLUSH=yes): the rules flushed, then al and rv destroyed" \
+			"$RC" = 0 "$NFP_RC" = 0 "$(printf '%s\n' "$a" "$OUT" | grep -c -- '-m cuckoo')" = 0 \
+			"$(cf r list -n | grep -c .)" = 0
+		[ "$NFP_RC" = 0 ] || diag "$NFP_OUT"
+		ns r nft flush ruleset
+		continue
+	fi
 	xt $IPT -F FORWARD && a=$RC
-	[ $v = nft ] && ns r nft flush ruleset
 	cfr r destroy al && b=$RC
 	cfr r destroy rv
 	check_all "$v: tables flushed, al and rv destroyed" \
