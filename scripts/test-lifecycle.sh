@@ -218,16 +218,14 @@ trap 'exit 143' TERM
 # comes from that cache: the upgrade is still apt's, the postinst's and
 # DKMS's, every make step of them run in the guest, but the 15 compilations
 # (about 500 s under emulation, a few natively) are not run twice.  The
-# environment is the guest service's, not this script's: make check's
-# NFCF_WERROR=1 would add -Werror here, and every compilation would miss.
+# environment is set, the same on both sides, not this script's: make
+# check's NFCF_WERROR=1 would add -Werror here, and ccache's key holds
+# LANG (unset, or another value than the guest's: every compilation
+# missed).
 warm_ccache() {	# ROOT
 	local new=nf-cuckoo-dkms_${NEWVERSION}_all.deb
 
-	# (sloppiness: the sources DKMS copies into its build directory are
-	# seconds old when compiled, and ccache would not record, for its
-	# direct mode, what it read from files that new)
 	printf '%s\n' 'cache_dir = /var/cache/nfclc-ccache' 'max_size = 200M' \
-		'sloppiness = include_file_mtime,include_file_ctime' \
 		'log_file = /var/log/nfclc-ccache.log' >"$1/etc/ccache.conf"
 	chroot "$1" sh -ec "
 		rm -rf /tmp/nfclc-new
@@ -235,7 +233,7 @@ warm_ccache() {	# ROOT
 		cp -a /tmp/nfclc-new/usr/src/nf-cuckoo-$NEWVERSION /usr/src/
 		dkms add -m nf-cuckoo -v $NEWVERSION >/dev/null
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			DEBIAN_KERNEL_USE_CCACHE=1 \
+			LANG=C.UTF-8 DEBIAN_KERNEL_USE_CCACHE=1 \
 			dkms build -m nf-cuckoo -v $NEWVERSION -k $KVER >/dev/null
 		dkms remove -m nf-cuckoo -v $NEWVERSION --all >/dev/null
 		rm -rf /usr/src/nf-cuckoo-$NEWVERSION /tmp/nfclc-new

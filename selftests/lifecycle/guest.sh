@@ -478,9 +478,10 @@ stage_restarted() {
 
 	# The upgrade, with the filters loaded and the unit active.  DKMS's
 	# compiler runs behind ccache, filled by the same build in the chroot
-	# the disk was made in (scripts/test-lifecycle.sh, warm_ccache).
+	# the disk was made in (scripts/test-lifecycle.sh, warm_ccache), whose
+	# key holds LANG: set here as there.
 	t0=$SECONDS
-	out=$(cd $LC/debs-new && DEBIAN_KERNEL_USE_CCACHE=1 apt-get install -y ./*.deb 2>&1 |
+	out=$(cd $LC/debs-new && LANG=C.UTF-8 DEBIAN_KERNEL_USE_CCACHE=1 apt-get install -y ./*.deb 2>&1 |
 		while IFS= read -r line; do echo "[$((SECONDS - t0)) s] $line"; done
 		exit "${PIPESTATUS[0]}")
 	rc=$?
