@@ -402,7 +402,8 @@ left=$(ls -d /usr/src/nf-cuckoo-* /var/lib/dkms/nf-cuckoo /usr/sbin/cfctl \
 	/lib/systemd/system/nf-cuckoo.service /usr/share/man/man8/cfctl.8.gz \
 	/etc/fail2ban/action.d/nf-cuckoo.conf /etc/fail2ban/action.d/nf-cuckoo-iptables.conf \
 	/usr/sbin/nf-cuckoo-crowdsec \
-	/etc/nf-cuckoo /usr/share/nf-cuckoo /var/lib/nf-cuckoo "$plugin" \
+	/etc/nf-cuckoo /usr/share/nf-cuckoo /var/lib/nf-cuckoo \
+	"$plugin/12-nf-cuckoo" "$plugin/45-nf-cuckoo" \
 	/usr/share/doc/cfctl /lib/modules/*/updates/dkms/nf_cuckoo.ko* 2>/dev/null)
 # shellcheck disable=SC2086
 st=$(dpkg-query -W -f='${Status}\n' $PKGS 2>/dev/null | grep -v not-installed)
