@@ -179,12 +179,12 @@ plugin loaded start
 [ "$rc" = 0 ] && [ "$(items bl)" = 3 ] && [ "$(items other)" = 0 ]
 result $? "start leaves a filter the save does not name alone"
 
-out=$("$here/12-nf-cuckoo" frob 2>&1)
-rc=$?
-[ "$rc" = 1 ] && grep -q "^Usage: " <<<"$out" &&
-	out=$("$here/45-nf-cuckoo" frob 2>&1)
-rc=$?
-[ "$rc" = 1 ] && grep -q "^Usage: " <<<"$out"
-result $? "an unknown action: usage, status 1 (both plugins)"
+usage=0
+for p in 12-nf-cuckoo 45-nf-cuckoo; do
+	out=$("$here/$p" frob 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "^Usage: " <<<"$out" || usage=1
+done
+result $usage "an unknown action: usage, status 1 (both plugins)"
 
 [ "$failed" = 0 ]
