@@ -34,13 +34,9 @@ plan 30
 kmsg_mark
 
 # gen FROM TO DST: udp entries i = FROM..TO-1, distinct, towards DST.
-gen() {
-	awk -v a="$1" -v b="$2" -v dst="$3" 'BEGIN {
-		for (i = a; i < b; i++)
-			printf "udp 10.%d.%d.%d:%d %s:53\n", int(i / 65536) % 256,
-				int(i / 256) % 256, i % 256,
-				1024 + int(i / 16777216), dst }'
-}
+GENFLOWS=${OUTPUT:-$REPO/build/selftests}/genflows
+[ -x "$GENFLOWS" ] || bail "$GENFLOWS is missing (make -C selftests)"
+gen() { "$GENFLOWS" "$@"; }
 
 # present FILE NAME: how many entries of FILE test present in NAME.
 present() {

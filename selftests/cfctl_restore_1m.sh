@@ -22,14 +22,13 @@ plan 8
 
 # Distinct 5-tuples: i gives the source address and port.
 t0=$(now)
-awk -v n="$N" 'BEGIN {
-	print "# " n " entries"
-	print "create big family ip capacity " n
-	for (i = 0; i < n; i++)
-		printf "add big udp 10.%d.%d.%d:%d 192.0.2.1:53\n",
-			int(i / 65536) % 256, int(i / 256) % 256, i % 256,
-			1024 + int(i / 16777216)
-}' >"$TMP/stream"
+GENFLOWS=${OUTPUT:-$REPO/build/selftests}/genflows
+[ -x "$GENFLOWS" ] || bail "$GENFLOWS is missing (make -C selftests)"
+{
+	echo "# $N entries"
+	echo "create big family ip capacity $N"
+	"$GENFLOWS" -p "add big " 0 "$N" 192.0.2.1
+} >"$TMP/stream"
 diag "generated $N add lines ($(wc -c <"$TMP/stream") bytes) in $(elapsed "$t0") s"
 
 t0=$(now)
