@@ -296,7 +296,7 @@ for k in $k7 $k612; do
 	job "install@$k" - "module@$k" "TEST_INSTALL_PARTS='1 2' scripts/test-install.sh $k"
 done
 # A filter saved under one kernel restores exactly under the other.
-[ -n "$k612" ] && job images - "module@$k61,module@$k612" "scripts/test-images.sh $k61 $k612"
+[ -n "$k612" ] && job images - "module@$k61,module@$k612" "scripts/test-images.sh --ko-dir build/ko $k61 $k612"
 for k in $kernels; do
 	job "vm-smoke@$k" - "module@$k" "selftests/vm/vm.sh --kver $k --timeout 600 -- $top/selftests/vm/smoke.sh $top/build/ko/$k/nf_cuckoo.ko"
 done
