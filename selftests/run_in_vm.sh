@@ -3,7 +3,7 @@
 #
 # Runs inside the VM that run_vm.sh (or scripts/check-debug.sh) boots (as
 # root; the repository is the host's, read-only): inserts the freshly built
-# module, runs every selftest (`make -C selftests list`) as one flat TAP
+# module and checks the self-test its init runs, runs every selftest (`make -C selftests list`) as one flat TAP
 # stream, removes the module and checks the kernel log, and, on a kernel
 # with kmemleak, that nothing leaked.  Exit status 0 if every test point
 # passed.
@@ -45,6 +45,10 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 # What leaked before the tests (boot) is not ours: forget it.
 [ -w "$KMEMLEAK" ] && echo clear >"$KMEMLEAK"
 [ -d /sys/module/nf_cuckoo ] && rmmod nf_cuckoo
+# Taint flags a module built outside the tree and not signed brings: O
+# (4096) and E (8192).
+TAINT_EXPECTED=$((4096 | 8192))
+taint0=$(cat /proc/sys/kernel/tainted)
 out=$(insmod "$KO" 2>&1)
 if [ $? = 0 ]; then
 	point ok "insmod $KO"
@@ -53,6 +57,11 @@ else
 	echo "1..$n"
 	exit 1
 fi
+line=$(dmesg | sed -n "/$MARK/,\$p" | grep -m1 'nf_cuckoo: self-test')
+case $line in
+*"self-test passed"*) point ok "the module's self-test passed at load: ${line#*] }" ;;
+*) point not_ok "the module's self-test passed at load" "${line:-no self-test line in the kernel log}" ;;
+esac
 
 export NF_CUCKOO_KO=$KO
 # NFC_TESTS (check-debug.sh --tests): a subset, to rerun what failed.
@@ -83,6 +92,10 @@ fi
 bad=$(klog_bad "$MARK")
 [ -z "$bad" ] && point ok "no BUG/WARNING/Oops in the kernel log" ||
 	point not_ok "no BUG/WARNING/Oops in the kernel log" "$bad"
+taint1=$(cat /proc/sys/kernel/tainted)
+new=$(((taint1 & ~taint0) & ~TAINT_EXPECTED))
+[ "$new" = 0 ] && point ok "no taint but O and E (tainted $taint0 -> $taint1)" ||
+	point not_ok "no taint but O and E" "tainted $taint0 -> $taint1, new flags $new"
 echo "1..$n"
 rm -f "$COUNT"
 [ "$failed" = 0 ]
