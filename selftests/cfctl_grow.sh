@@ -33,10 +33,7 @@ trap 'echo "$OLD_MAX" >"$PARAM"; rm -rf "$TMP"' EXIT
 plan 30
 kmsg_mark
 
-# gen FROM TO DST: udp entries i = FROM..TO-1, distinct, towards DST.
-GENFLOWS=${OUTPUT:-$REPO/build/selftests}/genflows
-[ -x "$GENFLOWS" ] || bail "$GENFLOWS is missing (make -C selftests)"
-gen() { "$GENFLOWS" "$@"; }
+require_genflows
 
 # present FILE NAME: how many entries of FILE test present in NAME.
 present() {
@@ -50,8 +47,10 @@ stages() {
 }
 
 t0=$(now)
-gen 0 "$N" 192.0.2.1 >"$TMP/in"
-gen 0 "$N" 198.51.100.7 >"$TMP/out"
+# udp entries i = 0..N-1, distinct, towards 192.0.2.1 (held) and
+# 198.51.100.7 (never added).
+"$GENFLOWS" 0 "$N" 192.0.2.1 >"$TMP/in"
+"$GENFLOWS" 0 "$N" 198.51.100.7 >"$TMP/out"
 diag "generated $N entries and $N keys never added in $(elapsed "$t0") s"
 
 # ---- a million entries into a filter made for a thousand ----

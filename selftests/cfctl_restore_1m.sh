@@ -22,8 +22,7 @@ plan 8
 
 # Distinct 5-tuples: i gives the source address and port.
 t0=$(now)
-GENFLOWS=${OUTPUT:-$REPO/build/selftests}/genflows
-[ -x "$GENFLOWS" ] || bail "$GENFLOWS is missing (make -C selftests)"
+require_genflows
 {
 	echo "# $N entries"
 	echo "create big family ip capacity $N"

@@ -18,6 +18,11 @@ set -u
 SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SELFTESTS/.." && pwd)
 CFCTL=${CFCTL:-$REPO/tools/cfctl/cfctl}
+# selftests/genflows.c: a million flows, one entry a line, in seconds.
+GENFLOWS=${OUTPUT:-$REPO/build/selftests}/genflows
+require_genflows() {
+	[ -x "$GENFLOWS" ] || bail "$GENFLOWS is missing (make -C selftests)"
+}
 
 . "$SELFTESTS/tap.sh"
 
