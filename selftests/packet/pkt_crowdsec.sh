@@ -139,18 +139,7 @@ bouncer_resync() {
 
 	b=$(batches)
 	bouncer_start
-	until_ok 60 batch_after "$b"
-}
-# until_ok SECONDS CMD...: CMD succeeds within SECONDS (of the clock: a
-# loaded machine makes each try slower, not the wait longer).
-until_ok() {
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.25
-	done
+	wait_until 60 batch_after "$b"
 }
 lapi_up() { cscli_ decisions list -o json >/dev/null; }
 # csw ARGS...: a cscli command that changes decisions, tried up to 5
@@ -199,22 +188,25 @@ forget() {
 	done
 	p=$(pulls)
 	csw decisions delete --id "$(decision_ids "$v" | tail -n 1)" &&
-		until_ok 60 pulled "$p"
+		wait_until 60 pulled "$p"
 }
 # added CHECK P B: CHECK holds, or the decision was lost.
 added() {
 	# shellcheck disable=SC2086 # CHECK: a command and its words
 	$1 || lost "$2" "$3"
 }
+# BAN_T0, BAN_T_CLI: when ban's last add began, and when cscli returned
+# (empty: it failed).
 ban() {
 	local check=$1 b p _
 
 	shift
 	for _ in 1 2 3; do
 		b=$(batches)
+		BAN_T0=$(date +%s.%N) BAN_T_CLI=
 		csw decisions add "$@" || return 1
-		p=$(pulls)
-		until_ok 60 added "$check" "$p" "$b" || return 1
+		BAN_T_CLI=$(date +%s.%N) p=$(pulls)
+		wait_until 60 added "$check" "$p" "$b" || return 1
 		# shellcheck disable=SC2086
 		$check && return 0
 		CS_LOST+=("$*")
@@ -241,7 +233,7 @@ stop_bouncer() {
 	e=$(exits)
 	kill "$BOUNCER_PID"
 	reap "$BOUNCER_PID" 30
-	until_ok 60 exited_since "$e" ||
+	wait_until 60 exited_since "$e" ||
 		bail "the adapter did not exit within 60 s of the bouncer"
 }
 state() { "$ADAPTER" show; }
@@ -277,7 +269,7 @@ ns s cscli -c "$CS/config.yaml" machines add nfcf-test --auto \
 	-f "$CS/local_api_credentials.yaml" >/dev/null 2>>"$CS/cscli.err" ||
 	bail "cscli machines add failed: $(tail -3 "$CS/cscli.err")"
 cs_start
-until_ok 120 lapi_up ||
+wait_until 120 lapi_up ||
 	bail "crowdsec's Local API did not start: $(tail -5 "$CS/crowdsec.out" "$CS/log/"*.log 2>/dev/null)"
 KEY=$(cscli_ bouncers add nfcf-router -o raw)
 [ -n "$KEY" ] || bail "cscli bouncers add printed no key: $(tail -3 "$CS/cscli.err")"
@@ -301,8 +293,8 @@ prometheus:
   enabled: false
 EOF
 bouncer_start
-until_ok 60 filter_made &&
-	until_ok 60 grep -q "holds the state's" "$CS/adapter.log"
+wait_until 60 filter_made &&
+	wait_until 60 grep -q "holds the state's" "$CS/adapter.log"
 check_all "crowdsec's Local API, the bouncer (key from cscli bouncers add) and the adapter run; filter $FILTER made: key src, inet, prerouting, drop" \
 	"$(fstat s "$FILTER" '[(.key | join(",")), .family, .hook, .action] | join(" ")')" = "src inet prerouting drop" \
 	"$(kill -0 "$BOUNCER_PID" 2>/dev/null && echo up)" = up
@@ -321,18 +313,9 @@ bg s "$SCRATCH/recv.out" recv --port 5002 --time 600 --last "$LAST"
 bg a "$SCRATCH/stream.out" stream --dst $S4A --sport 4002 --dport 5002 \
 	--rate 50 --time 600 --stop "$SCRATCH/stop"
 wait_file "$LAST" 30 || bail "the timing stream did not arrive at s"
-for _ in 1 2 3; do
-	b=$(batches)
-	t0=$(date +%s.%N)
-	csw decisions add --ip $A4 -d 1h -R nfcf-test-1h ||
-		bail "cscli decisions add failed: $(tail -3 "$CS/cscli.err")"
-	t_cli=$(date +%s.%N) p=$(pulls)
-	until_ok 60 added "held $A4" "$p" "$b"
-	{ held $A4 || ! lost "$p" "$b"; } && break
-	CS_LOST+=("--ip $A4 -d 1h -R nfcf-test-1h")
-	forget --ip $A4 || break
-done
-t_held=$(date +%s.%N)
+ban "held $A4" --ip $A4 -d 1h -R nfcf-test-1h
+t_held=$(date +%s.%N) t0=$BAN_T0 t_cli=$BAN_T_CLI
+[ -n "$t_cli" ] || bail "cscli decisions add failed: $(tail -3 "$CS/cscli.err")"
 sleep 2
 touch "$SCRATCH/stop"
 t_last=$(cat "$LAST")
@@ -369,7 +352,7 @@ send
 check_all "deleting the shorter decision sends nothing: $A4 stays banned" \
 	"$(batches)" = "$b" "$DA4" = 0 "$(items)" = 2
 csw decisions delete --id "${ids[-1]}"
-until_ok 60 not_held $A4
+wait_until 60 not_held $A4
 send
 check_all "deleting the longer lifts the ban: a's IPv4 gets through, IPv6 still dropped" \
 	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
@@ -392,7 +375,7 @@ s_both=$(state | tr '\n' ' ')
 id=$(decision_ids $C4/32 | tail -n 1)
 [ -n "$id" ] || bail "no decision on $C4/32 in cscli alerts list"
 csw decisions delete --id "$id"
-until_ok 60 items_are 3
+wait_until 60 items_are 3
 send
 check_all "an Ip decision and a /32 Range on $C4: two state values; deleting the Range leaves c banned" \
 	"$s_both" = "10.0.0.0/24 $C4 $C4/32 $A6 " \
@@ -404,7 +387,7 @@ for v in $C4 10.0.0.0/24; do
 		csw decisions delete --id "$id"
 	done
 done
-until_ok 60 items_are 1
+wait_until 60 items_are 1
 send
 check_all "deleting the Ip decision lifts c's ban, deleting the Range a's" \
 	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
@@ -515,7 +498,7 @@ t_cli=$(date +%s.%N)
 l0=$(wc -l <"$CS/adapter.log")
 kill -CONT "$BOUNCER_PID"
 [ "$rc" = 0 ] || bail "cscli decisions import failed: $(tail -3 "$CS/cscli.err")"
-until_ok 300 items_are $((N + 1))
+wait_until 300 items_are $((N + 1))
 t1=$(date +%s.%N)
 test_out=$(cf s test -f "$CS/batch.entries" "$FILTER" 2>&1)
 diag "cscli decisions import of $N took $(awk -v a="$t_cli" -v b="$t0" 'BEGIN { printf "%.2f", a - b }') s;" \
@@ -530,7 +513,7 @@ check_all "$N decisions imported: all in the filter (cfctl test -f), one state l
 
 t0=$(date +%s.%N)
 csw decisions delete --all
-until_ok 300 items_are 0
+wait_until 300 items_are 0
 t1=$(date +%s.%N)
 diag "cscli decisions delete --all: the filter empty $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }') s after it began"
 check_all "cscli decisions delete --all: the filter and the state are empty" \
@@ -557,7 +540,7 @@ check_all "a missing filter: logged with cfctl's reason, once per decision, stat
 # the decision goes in.
 stop_bouncer
 bouncer_resync
-until_ok 60 held 10.0.0.9
+wait_until 60 held 10.0.0.9
 check_all "restarted: the filter made again, holding the one active decision" \
 	"$(items)" = 1 "$(state | tr '\n' ' ')" = "10.0.0.9 "
 
@@ -570,7 +553,7 @@ cfq s destroy "$FILTER" || bail "cannot destroy $FILTER"
 echo "hook = none" >>"$CS/adapter.conf"
 xt_load
 bouncer_resync
-until_ok 60 held 10.0.0.9
+wait_until 60 held 10.0.0.9
 xt_out=$(ns s iptables -t raw -I PREROUTING -m cuckoo --filter "$FILTER" -j DROP 2>&1 &&
 	ns s ip6tables -t raw -I PREROUTING -m cuckoo --filter "$FILTER" -j DROP 2>&1)
 xt_rc=$?
@@ -584,7 +567,7 @@ r0=$(logged 'rebuilt from the state')
 cfq s flush "$FILTER"
 stop_bouncer
 bouncer_start
-until_ok 60 held $A4
+wait_until 60 held $A4
 send
 check_all "flushed behind the adapter's back: its start rebuilt the filter under the rules, a dropped again" \
 	"$(logged 'rebuilt from the state')" -gt "$r0" "$(items)" = 3 \
