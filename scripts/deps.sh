@@ -46,20 +46,40 @@ fail2ban
 crowdsec crowdsec-custom-bouncer
 "
 
+# gone PKG: a file of an installed PKG (its configuration aside) is gone.
+# Seen: a machine whose dpkg still listed linux-source-6.1 while its
+# tarball, which the selftests' headers and lint come from, was deleted
+# (make check's build stage failed on it, with every package "installed").
+gone() {
+	dpkg-query -L "$1" 2>/dev/null | grep -v '^/etc/' | {
+		while IFS= read -r f; do
+			[ -e "$f" ] || [ -L "$f" ] || return 0
+		done
+		return 1
+	}
+}
+
 missing=
+reinstall=
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $p"
+	elif gone "$p"; then
+		reinstall="$reinstall $p"
+	fi
 done
 k612=$(scripts/kver.sh --newest 6.12) || k612=
-if [ -z "$missing" ] && [ -n "$k612" ]; then
+if [ -z "$missing$reinstall" ] && [ -n "$k612" ]; then
 	buildroot
 	exit
 fi
 
 if [ "$(id -u)" != 0 ]; then
 	[ -n "$k612" ] || missing="$missing linux-headers-6.12.*+deb12-amd64"
-	echo "deps.sh: missing packages:$missing; run as root to install them" >&2
+	[ -z "$missing" ] ||
+		echo "deps.sh: missing packages:$missing; run as root to install them" >&2
+	[ -z "$reinstall" ] ||
+		echo "deps.sh: packages whose files are gone:$reinstall; run as root to install them again" >&2
 	buildroot || :
 	exit 1
 fi
@@ -96,7 +116,8 @@ if [ -z "$k612" ]; then
 	stub=$(image_stub "$k612") || exit 1
 	missing="$missing linux-headers-$k612 $stub"
 fi
-echo "deps.sh: installing$missing"
+[ -z "$missing" ] || echo "deps.sh: installing$missing"
+[ -z "$reinstall" ] || echo "deps.sh: installing again, files gone:$reinstall"
 # Nothing installed here may start a daemon on this machine (fail2ban's
 # and crowdsec's packages would): invoke-rc.d asks policy-rc.d, and 101
 # says no.
@@ -131,12 +152,16 @@ restore() {
 	[ -z "$policy" ] || rm -f "$policy"
 	[ -z "$mandb_off" ] || mv "$mandb_flag.nfcf-deps" "$mandb_flag"
 }
+apt_install() {	# [--reinstall] PKG...
+	apt-get install -y -qq --no-install-recommends \
+		-o Dpkg::Options::=--force-unsafe-io "$@" >/dev/null
+}
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends \
-	-o Dpkg::Options::=--force-unsafe-io $missing >/dev/null || {
+if ! { [ -z "$missing" ] || apt_install $missing; } ||
+	! { [ -z "$reinstall" ] || apt_install --reinstall $reinstall; }; then
 	restore
 	exit 1
-}
+fi
 restore
 # Nor at the next boot: the tests run crowdsec and its bouncer themselves,
 # and netfilter-persistent's flush in a namespace of their own.
