@@ -214,6 +214,32 @@ ban() {
 	done
 	return 1
 }
+# unbanned CHECK WHAT: after deleting decisions (WHAT names them), wait
+# until CHECK holds.  The stream's race (see ban) loses a deletion too: a
+# deletion stamps the decision's end, and a pull that began after the
+# stamp but read the table before the commit never sends it (nor does any
+# later pull).  Lost: five pulls of the bouncer after the deletions
+# returned, and CHECK false; the bouncer is then restarted (its first
+# pull sends every ended decision too: the remedy nf-cuckoo-crowdsec(8)
+# gives), recorded in CS_LOST_DEL.  CHECK false after that fails the test.
+CS_LOST_DEL=()
+held_or_pulled() {
+	# shellcheck disable=SC2086 # CHECK: a command and its words
+	$1 || pulled "$2"
+}
+unbanned() {
+	local check=$1 p
+
+	p=$(pulls)
+	wait_until 60 held_or_pulled "$check" "$p" || return 1
+	# shellcheck disable=SC2086
+	$check && return 0
+	CS_LOST_DEL+=("$2")
+	stop_bouncer
+	bouncer_resync
+	# shellcheck disable=SC2086
+	wait_until 60 $check
+}
 items() { fstat s "$FILTER" .stats.items; }
 items_are() { [ "$(items)" = "$1" ]; }
 held() { cf s test "$FILTER" src "$1" >/dev/null 2>&1; }
@@ -352,7 +378,7 @@ send
 check_all "deleting the shorter decision sends nothing: $A4 stays banned" \
 	"$(batches)" = "$b" "$DA4" = 0 "$(items)" = 2
 csw decisions delete --id "${ids[-1]}"
-wait_until 60 not_held $A4
+unbanned "not_held $A4" "the longer on $A4"
 send
 check_all "deleting the longer lifts the ban: a's IPv4 gets through, IPv6 still dropped" \
 	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
@@ -375,7 +401,7 @@ s_both=$(state | tr '\n' ' ')
 id=$(decision_ids $C4/32 | tail -n 1)
 [ -n "$id" ] || bail "no decision on $C4/32 in cscli alerts list"
 csw decisions delete --id "$id"
-wait_until 60 items_are 3
+unbanned "items_are 3" "$C4/32"
 send
 check_all "an Ip decision and a /32 Range on $C4: two state values; deleting the Range leaves c banned" \
 	"$s_both" = "10.0.0.0/24 $C4 $C4/32 $A6 " \
@@ -387,7 +413,7 @@ for v in $C4 10.0.0.0/24; do
 		csw decisions delete --id "$id"
 	done
 done
-wait_until 60 items_are 1
+unbanned "items_are 1" "$C4 and 10.0.0.0/24"
 send
 check_all "deleting the Ip decision lifts c's ban, deleting the Range a's" \
 	"$DA4" = 5 "$DA6" = 0 "$DC4" = 5 "$(items)" = 1 \
@@ -513,7 +539,7 @@ check_all "$N decisions imported: all in the filter (cfctl test -f), one state l
 
 t0=$(date +%s.%N)
 csw decisions delete --all
-wait_until 300 items_are 0
+unbanned "items_are 0" "all $((N + 1))"
 t1=$(date +%s.%N)
 diag "cscli decisions delete --all: the filter empty $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.2f", a - b }') s after it began"
 check_all "cscli decisions delete --all: the filter and the state are empty" \
@@ -580,3 +606,6 @@ diag "cscli writes tried again after a failure: ${#CS_RETRIED[@]}${retried:+ (${
 lost=
 [ "${#CS_LOST[@]}" = 0 ] || lost=$(printf '%s; ' "${CS_LOST[@]}")
 diag "decisions the Local API's stream lost, made again: ${#CS_LOST[@]}${lost:+ (${lost%; })}"
+lost=
+[ "${#CS_LOST_DEL[@]}" = 0 ] || lost=$(printf '%s; ' "${CS_LOST_DEL[@]}")
+diag "deletions the Local API's stream lost, the bouncer restarted: ${#CS_LOST_DEL[@]}${lost:+ (${lost%; })}"
