@@ -313,7 +313,7 @@ disk() {
 # The guest runs with norandmaps: selftests/vm/vm.sh says why (about twice
 # as fast under emulation; the kernel's KASLR stays).
 
-STAGES=${NFC_LC_STAGES:-install rebooted restarted upgraded corrupt powercut}
+STAGES=${NFC_LC_STAGES:-install rebooted upgraded corrupt powercut}
 BOOTS=
 
 # boot STAGE TIMEOUT: boot the disk, the guest runs STAGE; its TAP points
@@ -416,10 +416,9 @@ disk || exit 1
 T_DISK=$(since "$t")
 for s in $STAGES; do
 	to=${NFC_LC_TIMEOUT:-300}
-	# (the upgrade's DKMS build in the guest; the CrowdSec kills and
-	# the wait for everything to agree after them)
-	[ "$s" = restarted ] && to=$((to * 3))
-	[ "$s" = rebooted ] && to=$((to * 2))
+	# (the CrowdSec kills and the wait for everything to agree after
+	# them; the upgrade's DKMS build in the guest)
+	[ "$s" = rebooted ] && to=$((to * 4))
 	boot "$s" "$to" || break
 done
 diag "times (s): root file system $T_ROOTFS, packages $T_DEBS, chroot install and disk $T_DISK, boots:$BOOTS; total $(since "$T0")"
