@@ -223,7 +223,7 @@ ban() {
 # pull sends every ended decision too: the remedy nf-cuckoo-crowdsec(8)
 # gives), recorded in CS_LOST_DEL.  CHECK false after that fails the test.
 CS_LOST_DEL=()
-held_or_pulled() {
+check_or_pulled() {
 	# shellcheck disable=SC2086 # CHECK: a command and its words
 	$1 || pulled "$2"
 }
@@ -231,7 +231,7 @@ unbanned() {
 	local check=$1 p
 
 	p=$(pulls)
-	wait_until 60 held_or_pulled "$check" "$p" || return 1
+	wait_until 60 check_or_pulled "$check" "$p" || return 1
 	# shellcheck disable=SC2086
 	$check && return 0
 	CS_LOST_DEL+=("$2")
@@ -600,12 +600,15 @@ check_all "flushed behind the adapter's back: its start rebuilt the filter under
 	"$(fstat s "$FILTER" .rules)" = 2 "$DA4" = 0 "$DA6" = 0 "$DC4" = 5
 
 check_eq "no BUG, WARNING or Oops in the kernel log" "$(oopses | wc -l)" 0
-retried=
-[ "${#CS_RETRIED[@]}" = 0 ] || retried=$(printf '%s; ' "${CS_RETRIED[@]}")
-diag "cscli writes tried again after a failure: ${#CS_RETRIED[@]}${retried:+ (${retried%; })}"
-lost=
-[ "${#CS_LOST[@]}" = 0 ] || lost=$(printf '%s; ' "${CS_LOST[@]}")
-diag "decisions the Local API's stream lost, made again: ${#CS_LOST[@]}${lost:+ (${lost%; })}"
-lost=
-[ "${#CS_LOST_DEL[@]}" = 0 ] || lost=$(printf '%s; ' "${CS_LOST_DEL[@]}")
-diag "deletions the Local API's stream lost, the bouncer restarted: ${#CS_LOST_DEL[@]}${lost:+ (${lost%; })}"
+# counted WHAT ITEM...: "WHAT: N (ITEM; ITEM...)", the list only when N > 0.
+counted() {
+	local what=$1 list
+
+	shift
+	list=$(printf '%s; ' "$@")
+	diag "$what: $#${1:+ (${list%; })}"
+}
+counted "cscli writes tried again after a failure" ${CS_RETRIED[@]+"${CS_RETRIED[@]}"}
+counted "decisions the Local API's stream lost, made again" ${CS_LOST[@]+"${CS_LOST[@]}"}
+counted "deletions the Local API's stream lost, the bouncer restarted" \
+	${CS_LOST_DEL[@]+"${CS_LOST_DEL[@]}"}
