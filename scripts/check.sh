@@ -333,6 +333,7 @@ passed=$(grep -E '^ok( |$)' "$log" | grep -vc '# *SKIP')
 skipped=$(grep -E '^ok( |$)' "$log" | grep -c '# *SKIP')
 failed=$(grep -c '^not ok' "$log")
 summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
 # What failed, each with the first lines of what it said, at the end:
 # where a reader of only the output's end (CI's report) looks.
 if [ "$failed" -gt 0 ]; then
@@ -340,6 +341,5 @@ if [ "$failed" -gt 0 ]; then
 	awk '/^not ok/ { print; d = 6; next }
 		d > 0 && /^#/ { print; d--; next } { d = 0 }' "$log" | head -n 48
 fi
-[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
 echo "$summary"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
