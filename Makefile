@@ -101,7 +101,7 @@ DAEMON_RELOAD = if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 # fetched.)
 module: have-kdir
 	$(IN_BUILDROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) modules
-	NFCF_BTF_BASE="$${NFCF_BTF_BASE:-$(wildcard build/vm/kernel-$(KVER)/vmlinuz)}" \
+	NFCF_BTF_BASE="$${NFCF_BTF_BASE:-$(firstword $(wildcard build/vm/kernel-$(KVER)/vmlinux build/vm/kernel-$(KVER)/vmlinuz))}" \
 		$(IN_BUILDROOT) btf/module-btf.sh $(KDIR) $(KVER) nf_cuckoo.ko
 
 have-kdir:

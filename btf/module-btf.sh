@@ -38,25 +38,6 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# vmlinux_of IMAGE OUT: the ELF vmlinux inside a bzImage, into OUT.
-vmlinux_of() {
-	for z in 'xz -dc' 'zstd -dcq' 'gzip -dc'; do
-		case $z in
-		xz*) magic='\3757zXZ\000' ;;
-		zstd*) magic='\050\265\057\375' ;;
-		gzip*) magic='\037\213\010' ;;
-		esac
-		# shellcheck disable=SC2059
-		off=$(LC_ALL=C grep -abo "$(printf "$magic")" "$1" 2>/dev/null |
-			head -n 1 | cut -d: -f1) || continue
-		[ -n "$off" ] || continue
-		command -v "${z%% *}" >/dev/null || continue
-		tail -c +$((off + 1)) "$1" | $z >"$2" 2>/dev/null || :
-		[ "$(head -c 4 "$2" 2>/dev/null)" = "$(printf '\177ELF')" ] && return 0
-	done
-	return 1
-}
-
 base=
 if [ -n "${NFCF_BTF_BASE:-}" ]; then
 	base=$NFCF_BTF_BASE
@@ -82,7 +63,7 @@ fi
 # A compressed kernel image: its vmlinux, whose .BTF pahole reads.
 if [ "$(head -c 4 "$base")" != "$(printf '\177ELF')" ] &&
 	[ "$(od -An -tx1 -N2 "$base" | tr -d ' ')" != 9feb ]; then
-	if ! vmlinux_of "$base" "$tmp/vmlinux"; then
+	if ! sh "$HERE/vmlinux-of.sh" "$base" "$tmp/vmlinux"; then
 		say "cannot unpack the kernel in $base: no BTF, no XDP or tc for this build"
 		exit 0
 	fi

@@ -63,7 +63,7 @@ point() {	# point STATUS DESCRIPTION [DIAG]
 	fi
 }
 
-# A kernel directory for vm.sh: the VM kernel's vmlinuz and a copy of its
+# A kernel directory for vm.sh: the VM kernel's images and a copy of its
 # module tree (hard links; depmod replaces its index files, never edits).
 kernel_copy() {	# DIR
 	local src=$top/build/vm/kernel-$KVER
@@ -71,6 +71,7 @@ kernel_copy() {	# DIR
 	rm -rf "$1"
 	mkdir -p "$1/lib/modules"
 	ln -s "$src/vmlinuz" "$1/vmlinuz"
+	[ -f "$src/vmlinux" ] && ln -s "$src/vmlinux" "$1/vmlinux"
 	cp -al "$src/lib/modules/$KVER" "$1/lib/modules/"
 }
 

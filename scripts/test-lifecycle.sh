@@ -394,11 +394,14 @@ if ! flock -n 8; then
 	point 1 "no other test-lifecycle.sh runs in this tree"
 	exit 1
 fi
-selftests/vm/prepare.sh --kver "$KVER" --quiet >/dev/null || {
+# The kernel image prepare.sh gives (the one it boots at its PVH entry
+# where it can) and the modules the disk's initrd is made of.
+env=$(selftests/vm/prepare.sh --kver "$KVER" --quiet --print-env) || {
 	point 1 "prepare the VM kernel $KVER (selftests/vm/prepare.sh)"
 	exit 1
 }
-VMLINUZ=$top/build/vm/kernel-$KVER/vmlinuz
+eval "$env"
+VMLINUZ=$NFC_VM_KERNEL
 for cmd in mmdebstrap mkfs.ext4 qemu-system-x86_64 dpkg-buildpackage; do
 	command -v $cmd >/dev/null || {
 		point 1 "$cmd is installed (scripts/deps.sh)"
