@@ -17,13 +17,31 @@ bench_build() {
 	done
 }
 
+# bench_module KVER: KO_DIR, the directory of the nf_cuckoo.ko and
+# xt_cuckoo.ko to load: $BENCH_KO_DIR when set (make check gives the
+# modules it built and tested, build/ko/KVER/, rather than have each
+# benchmark rebuild the tree's, built last for another kernel), else the
+# tree, built now for KVER.
+bench_module() {
+	if [ -n "${BENCH_KO_DIR:-}" ]; then
+		KO_DIR=$(cd "$BENCH_KO_DIR" && pwd) &&
+			[ "$(modinfo -F vermagic "$KO_DIR/nf_cuckoo.ko" 2>/dev/null |
+				cut -d' ' -f1)" = "$1" ] && return 0
+		echo "# BENCH_KO_DIR=$BENCH_KO_DIR holds no nf_cuckoo.ko for $1"
+		return 1
+	fi
+	KO_DIR=$REPO
+	bench_build "module:make -s -C $REPO module KVER=$1"
+}
+
 bench_loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # bench_vm JSONL TAG QUICK KVER MEM TIMEOUT -- COMMAND...: a "host" record
 # (this machine, QEMU, the tree's commit), then COMMAND run as root in the
 # VM booted on KVER with MEM MB; its lines "TAG {...}" are records, the
 # others progress, printed as "# ...".  A "host_end" record closes the
-# file, which replaces JSONL only then.  Returns the VM's exit status.
+# file, which replaces JSONL only then.  The guest's NFB_KO_DIR is
+# KO_DIR (bench_module's).  Returns the VM's exit status.
 bench_vm() {
 	local jsonl=$1 tag=$2 quick=$3 kver=$4 mem=$5 timeout=$6 line rc
 	shift 7
@@ -37,7 +55,7 @@ bench_vm() {
 		"$mem" "$([ "$quick" = 1 ] && echo true || echo false)" "$kver" \
 		"$(git -C "$REPO" describe --always --dirty 2>/dev/null)" >>"$jsonl.tmp"
 	"$REPO/selftests/vm/vm.sh" --timeout "$timeout" --mem "$mem" --kver "$kver" \
-		--cwd "$REPO" -- "$@" 2>&1 |
+		--cwd "$REPO" --env "NFB_KO_DIR=${KO_DIR:-$REPO}" -- "$@" 2>&1 |
 		while IFS= read -r line; do
 			case $line in
 			"$tag "*) printf '%s\n' "${line#"$tag" }" >>"$jsonl.tmp" ;;

@@ -46,6 +46,8 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# The modules to load (bench/vmrun.sh: bench_module).
+KO_DIR=${NFB_KO_DIR:-$REPO}
 CFCTL=$REPO/tools/cfctl/cfctl
 RUNF=/sys/kernel/debug/nfcf_hookbench/run
 
@@ -223,10 +225,10 @@ ab_round() {
 
 # --- start ---
 modprobe -q dummy 2>/dev/null
-insmod "$REPO/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
+insmod "$KO_DIR/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
 if [[ " $CONTENDERS " == *" xt-cuckoo "* ]]; then
 	export XTABLES_LIBDIR=$REPO/tools/xt:/usr/lib/x86_64-linux-gnu/xtables
-	modprobe x_tables && insmod "$REPO/xt_cuckoo.ko" ||
+	modprobe x_tables && insmod "$KO_DIR/xt_cuckoo.ko" ||
 		{ echo "in_vm.sh: cannot load xt_cuckoo.ko" >&2; exit 1; }
 fi
 insmod "$HERE/nfcf_hookbench.ko" "traffic=$TRAFFIC" ||
@@ -253,13 +255,13 @@ for n in $SIZES; do
 	done
 	if [ -n "$AB_KO" ]; then
 		ns cuckoo-f12 "$CFCTL" save -f "$W/cuckoo.save" || exit 1
-		LOADED=$REPO/nf_cuckoo.ko
-		ORDER=("$REPO/nf_cuckoo.ko" "$AB_KO")
+		LOADED=$KO_DIR/nf_cuckoo.ko
+		ORDER=("$KO_DIR/nf_cuckoo.ko" "$AB_KO")
 		for ((r = 1; r <= REPS; r++)); do
 			ab_round "$n" "$r"
 			say "$n flows: round $r done"
 		done
-		use_module "$REPO/nf_cuckoo.ko"
+		use_module "$KO_DIR/nf_cuckoo.ko"
 		continue
 	fi
 	# shellcheck disable=SC2086

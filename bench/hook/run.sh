@@ -75,8 +75,7 @@ mkdir -p "$OUT"
 # shellcheck source=bench/vmrun.sh
 . "$REPO/bench/vmrun.sh"
 fail() { echo "not ok - bench-hook: $*"; exit 1; }
-bench_build "module:make -s -C $REPO module KVER=$KVER" \
-	"cfctl:make -s -C $REPO/tools/cfctl" \
+bench_module "$KVER" && bench_build "cfctl:make -s -C $REPO/tools/cfctl" \
 	"libxt_cuckoo:make -s -C $REPO/tools/xt" \
 	"bench/hook:make -s -C $HERE KVER=$KVER" || fail "a build failed"
 

@@ -41,6 +41,8 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# The modules to load (bench/vmrun.sh: bench_module).
+KO_DIR=${NFB_KO_DIR:-$REPO}
 CFCTL=$REPO/tools/cfctl/cfctl
 FLOWGEN=$HERE/nfb_flows
 UDP=$HERE/nfb_udp
@@ -284,8 +286,8 @@ pkt() {
 }
 
 # --- start ---
-[ -d /sys/module/nf_cuckoo ] || insmod "$REPO/nf_cuckoo.ko" ||
-	{ echo "in_vm.sh: cannot load $REPO/nf_cuckoo.ko" >&2; exit 1; }
+[ -d /sys/module/nf_cuckoo ] || insmod "$KO_DIR/nf_cuckoo.ko" ||
+	{ echo "in_vm.sh: cannot load $KO_DIR/nf_cuckoo.ko" >&2; exit 1; }
 memtotal=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)
 emit type=env kernel="$(uname -r)" guest_cpu="$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
 	cpus="$(nproc)" mem_kb="$memtotal" nft="$(nft -v)" ipset="$(ipset -v | head -n1)" \

@@ -76,12 +76,12 @@ fail() { echo "not ok - bench-nf: $*"; exit 1; }
 
 # shellcheck source=bench/vmrun.sh
 . "$REPO/bench/vmrun.sh"
-bench_build "module:make -s -C $REPO module" "cfctl:make -s -C $REPO/tools/cfctl" \
+# The VM boots the kernel the module is built for.
+kver=${KVER:-$("$REPO/scripts/kver.sh" -q)} || fail "which kernel? (scripts/kver.sh)"
+bench_module "$kver" && bench_build "cfctl:make -s -C $REPO/tools/cfctl" \
 	"bench/nf:make -s -C $HERE" || fail "a build failed"
 
 echo "# bench-nf: VM run: flows $FLOWS, loaded $REPS time(s); $ROUNDS rounds of $SLICE ms; timeout $TIMEOUT s"
-# The VM boots the kernel the module was built for.
-kver=$(modinfo -F vermagic "$REPO/nf_cuckoo.ko" | cut -d' ' -f1)
 bench_vm "$JSONL" NFB-JSON "$QUICK" "$kver" "$MEM" "$TIMEOUT" -- \
 	"$HERE/in_vm.sh" --flows "$FLOWS" --reps "$REPS" --rounds "$ROUNDS" \
 	--slice "$SLICE" --load-max "$LOAD_MAX" \

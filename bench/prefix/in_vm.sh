@@ -38,6 +38,8 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# The modules to load (bench/vmrun.sh: bench_module).
+KO_DIR=${NFB_KO_DIR:-$REPO}
 CFCTL=$REPO/tools/cfctl/cfctl
 HB=/sys/kernel/debug/nfcf_hookbench
 LISTS=
@@ -235,7 +237,7 @@ bench() {
 # --- start ---
 W=/tmp/pb
 mkdir -p "$W"
-insmod "$REPO/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
+insmod "$KO_DIR/nf_cuckoo.ko" || { echo "in_vm.sh: cannot load nf_cuckoo.ko" >&2; exit 1; }
 insmod "$REPO/bench/hook/nfcf_hookbench.ko" ||
 	{ echo "in_vm.sh: cannot load nfcf_hookbench.ko" >&2; exit 1; }
 emit type=env kernel="$(uname -r)" cpus="$(nproc)" cases="$CASES" reps="$REPS" \

@@ -81,8 +81,7 @@ for k in warm $CASES; do
 		continue
 	python3 "$HERE/gen.py" "$k" "$LISTS/$k" || fail "cannot write the list $k"
 done
-bench_build "module:make -s -C $REPO module KVER=$KVER" \
-	"cfctl:make -s -C $REPO/tools/cfctl" \
+bench_module "$KVER" && bench_build "cfctl:make -s -C $REPO/tools/cfctl" \
 	"bench/hook:make -s -C $REPO/bench/hook KVER=$KVER" || fail "a build failed"
 
 echo "# bench-prefix: $KVER, cases $CASES, $REPS rounds of $PACKETS packets; timeout $TIMEOUT s"

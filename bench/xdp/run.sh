@@ -25,8 +25,8 @@
 # Builds cfctl and nf_cuckoo.bpf.o (make -C tools/cfctl), bench/xdp's
 # programs (make -C bench/xdp) and bench/hook's module (a copy of its
 # source built in build/bench/xdp-hookmod/, bench/hook left as it is);
-# takes the module from build/ko/KVER/nf_cuckoo.ko, else builds it
-# there; boots the VM once (selftests/vm/vm.sh, 4 GB) to run
+# the module is the tree's, built for KVER, or BENCH_KO_DIR's (make
+# check's: bench/vmrun.sh, bench_module); boots the VM once (selftests/vm/vm.sh, 4 GB) to run
 # bench/xdp/in_vm.sh (which says what is measured).  KVER: 6.1.0-56-amd64
 # unless set.  Run it under `nice -n 19` on a shared machine.
 # Exit status: 0; 1 if a build, the VM or the report failed.
@@ -78,16 +78,13 @@ OUT=$REPO/build/bench
 JSONL=$OUT/xdp.jsonl
 [ "$QUICK" = 1 ] && JSONL=$OUT/xdp-quick.jsonl
 mkdir -p "$OUT"
-KO=$REPO/build/ko/$KVER/nf_cuckoo.ko
 HOOKDIR=$OUT/xdp-hookmod
 
 # shellcheck source=bench/vmrun.sh
 . "$REPO/bench/vmrun.sh"
 fail() { echo "not ok - bench-xdp: $*"; exit 1; }
-if [ ! -f "$KO" ]; then
-	bench_build "module:make -s -C $REPO module KVER=$KVER && mkdir -p ${KO%/*} && cp $REPO/nf_cuckoo.ko $KO" ||
-		fail "a build failed"
-fi
+bench_module "$KVER" || fail "a build failed"
+KO=$KO_DIR/nf_cuckoo.ko
 mkdir -p "$HOOKDIR" && cp "$REPO/bench/hook/nfcf_hookbench.c" "$REPO/bench/hook/Kbuild" "$HOOKDIR/" ||
 	fail "cannot copy bench/hook's module"
 # Which nf_cuckoo.bpf.c is built: the committed one or a changed copy.
