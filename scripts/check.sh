@@ -24,7 +24,6 @@
 # so the TAP of one stage is never interleaved with another's.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-top=$PWD
 mkdir -p build
 log=build/check.log
 : >"$log"
