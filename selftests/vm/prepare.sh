@@ -5,6 +5,8 @@
 # build/vm/ (or $NFC_VM_DIR):
 #
 #   build/vm/kernel-<kver>/vmlinuz                 Debian's unsigned kernel
+#   build/vm/kernel-<kver>/vmlinux                 its ELF, booted at its PVH
+#                                                  entry (below)
 #   build/vm/kernel-<kver>/lib/modules/<kver>/     its modules, depmod'ed
 #   build/vm/initramfs-<kver>[-<hash>].cpio        busybox + 9p/virtio + init
 #

@@ -10,8 +10,8 @@
 #   --smp N            guest CPUs (NFC_VM_SMP, else 2)
 #   --kver KVER        boot Debian's kernel KVER (default: the one `make`
 #                      builds for, scripts/kver.sh), fetched by prepare.sh
-#   --kernel-dir DIR   boot DIR/vmlinuz with modules DIR/lib/modules/<ver>/
-#                      instead
+#   --kernel-dir DIR   boot DIR/vmlinuz (or the vmlinux prepare.sh unpacks
+#                      from it) with modules DIR/lib/modules/<ver>/ instead
 #   --dmesg            print the guest's dmesg after COMMAND
 #   --kernel-log       boot without `quiet`, kernel messages on the console
 #   --env NAME=VALUE   set NAME in COMMAND's environment (repeatable)
