@@ -501,10 +501,14 @@ fi
 # (qemu start to the command: 10-14 s with the bzImage, 5 s with this).
 # KDIR/vmlinux is unpacked once from the bzImage (btf/vmlinux-of.sh); a
 # kernel without the note (0x12, XEN_ELFNOTE_PHYS32_ENTRY) boots as the
-# bzImage.
+# bzImage, and one whose config says it has no CONFIG_PVH (the debug
+# kernel's) is not unpacked at every boot to find that out.
 pvh_image() {	# DIR: prints DIR/vmlinux, made if need be, or fails
 	local out=$1/vmlinux
 
+	if [ -f "$1/config" ] && ! grep -q '^CONFIG_PVH=y' "$1/config"; then
+		return 1
+	fi
 	if [ ! -s "$out" ] || [ "$1/vmlinuz" -nt "$out" ]; then
 		command -v readelf >/dev/null &&
 			"$REPO/btf/vmlinux-of.sh" "$1/vmlinuz" "$out.new" &&
