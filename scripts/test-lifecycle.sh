@@ -335,7 +335,7 @@ boot() {
 		-nodefaults -no-user-config -no-reboot \
 		-display none -vga none -monitor none \
 		-serial "file:$con" -serial "file:$tap" \
-		-kernel "$VMLINUZ" -initrd "$run/initrd" \
+		-kernel "$NFC_VM_KERNEL" -initrd "$run/initrd" \
 		-append "root=/dev/vda ro console=ttyS0,115200 quiet no_timer_check panic=-1 norandmaps nfclc.stage=$stage" \
 		-drive "file=$run/disk.img,format=raw,if=virtio" \
 		-device virtio-rng-pci \
@@ -397,14 +397,13 @@ if ! flock -n 8; then
 	point 1 "no other test-lifecycle.sh runs in this tree"
 	exit 1
 fi
-# The kernel image prepare.sh gives (the one it boots at its PVH entry
-# where it can) and the modules the disk's initrd is made of.
+# The kernel image to boot, NFC_VM_KERNEL: the one prepare.sh gives (its
+# vmlinux, booted at the PVH entry, where it can).
 env=$(selftests/vm/prepare.sh --kver "$KVER" --quiet --print-env) || {
 	point 1 "prepare the VM kernel $KVER (selftests/vm/prepare.sh)"
 	exit 1
 }
 eval "$env"
-VMLINUZ=$NFC_VM_KERNEL
 for cmd in mmdebstrap mkfs.ext4 qemu-system-x86_64 dpkg-buildpackage; do
 	command -v $cmd >/dev/null || {
 		point 1 "$cmd is installed (scripts/deps.sh)"

@@ -26,9 +26,10 @@
 # programs (make -C bench/xdp) and bench/hook's module (a copy of its
 # source built in build/bench/xdp-hookmod/, bench/hook left as it is);
 # the module is the tree's, built for KVER, or BENCH_KO_DIR's (make
-# check's: bench/vmrun.sh, bench_module); boots the VM once (selftests/vm/vm.sh, 4 GB) to run
-# bench/xdp/in_vm.sh (which says what is measured).  KVER: 6.1.0-56-amd64
-# unless set.  Run it under `nice -n 19` on a shared machine.
+# check's: bench/vmrun.sh, bench_module); boots the VM once
+# (selftests/vm/vm.sh, 4 GB) to run bench/xdp/in_vm.sh (which says what
+# is measured).  KVER: 6.1.0-56-amd64 unless set.  Run it under `nice -n
+# 19` on a shared machine.
 # Exit status: 0; 1 if a build, the VM or the report failed.
 
 set -u
