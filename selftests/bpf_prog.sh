@@ -51,10 +51,12 @@ kmsg_mark
 
 # The packets, what each must get, the filters and the lookups they
 # must count: bpf/prog_packets.py's files, written by make on the host
-# when the script has not changed since, else here.
+# when the script and its model of skbkey.c have not changed since, else
+# here.
 t0=$(now)
 PKTS=$OUTDIR/prog_packets
-if [ -f "$PKTS/groups" ] && [ "$PKTS/groups" -nt "$SELFTESTS/bpf/prog_packets.py" ]; then
+if [ -f "$PKTS/groups" ] && [ "$PKTS/groups" -nt "$SELFTESTS/bpf/prog_packets.py" ] &&
+	[ "$PKTS/groups" -nt "$SELFTESTS/packet/skbkey.py" ]; then
 	cp "$PKTS"/* "$TMP"/ || bail "cannot copy the packets of $PKTS"
 	how="by make -C selftests ($PKTS)"
 else

@@ -27,80 +27,23 @@ from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
 from scapy.layers.sctp import SCTP
 from scapy.packet import Raw
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "packet"))
+import skbkey  # noqa: E402
+from skbkey import be16  # noqa: E402
+
 OUT = sys.argv[1]
-SA, DA, SP, DP, PR = 1, 2, 4, 8, 16
-ADDRS, L3P, ALL = SA | DA, SA | DA | PR, 0x1f
-PORTS = {6, 17, 33, 132, 136}
-EXT = {0, 43, 44, 51, 60}
+SA, DA, SP, DP, PR = skbkey.SRC, skbkey.DST, skbkey.SPORT, skbkey.DPORT, \
+    skbkey.PROTO
+ADDRS, L3P, ALL = skbkey.ADDRS, skbkey.L3, skbkey.ALL
+PORTS = skbkey.PORT_PROTOS
 BOUND = None    # the program walks as far as the hook
 NAMES = {6: "tcp", 17: "udp", 33: "dccp", 132: "sctp", 136: "udplite",
          1: "icmp", 58: "icmpv6"}
 
 
-def be16(b, o):
-    return struct.unpack_from("!H", b, o)[0]
-
-
-# ---- kmod/skbkey.c in python, behind Ethernet and up to two VLAN tags ----
-def ports(k, b, off, end):
-    if k["proto"] not in PORTS:
-        return k, ALL
-    if end < off or end - off < 4:
-        return k, L3P
-    k["sport"], k["dport"] = be16(b, off), be16(b, off + 2)
-    return k, ALL
-
-
-def key4(b, nh):
-    if len(b) - nh < 20:
-        return None, 0
-    if b[nh] >> 4 != 4 or b[nh] & 15 < 5:
-        return None, 0
-    hlen, tot = (b[nh] & 15) * 4, be16(b, nh + 2)
-    if tot < hlen or tot > len(b) - nh:
-        return None, 0
-    k = dict(fam=4, src=bytes(b[nh + 12:nh + 16]), dst=bytes(b[nh + 16:nh + 20]),
-             proto=b[nh + 9], sport=0, dport=0)
-    if be16(b, nh + 6) & 0x1fff:
-        return k, ALL
-    return ports(k, b, nh + hlen, nh + tot)
-
-
-def key6(b, nh, bound):
-    if len(b) - nh < 40 or b[nh] >> 4 != 6:
-        return None, 0
-    plen, nxt = be16(b, nh + 4), b[nh + 6]
-    if plen == 0 and nxt == 0:
-        plen = len(b) - nh - 40
-    if plen > len(b) - nh - 40:
-        return None, 0
-    off = nh + 40
-    end = off + plen
-    k = dict(fam=6, src=bytes(b[nh + 8:nh + 24]), dst=bytes(b[nh + 24:nh + 40]),
-             proto=0, sport=0, dport=0)
-    n = 0
-    while nxt in EXT:
-        if bound is not None and n == bound:
-            return k, ADDRS
-        n += 1
-        if end - off < 8:
-            return k, ADDRS
-        if nxt == 44:
-            nxt, fo = b[off], be16(b, off + 2)
-            off += 8
-            if fo & 0xfff8:
-                k["proto"] = nxt
-                return k, ALL
-        else:
-            hl = (b[off + 1] + 2) * 4 if nxt == 51 else (b[off + 1] + 1) * 8
-            if hl > end - off:
-                return k, ADDRS
-            nxt = b[off]
-            off += hl
-    k["proto"] = nxt
-    return ports(k, b, off, end)
-
-
+# ---- kmod/skbkey.c in python (packet/skbkey.py), behind Ethernet and up
+# to two VLAN tags ----
 def nhoff(b):
     """Offset and ethertype of the network header, or (None, None)."""
     if len(b) < 14:
@@ -117,11 +60,8 @@ def nhoff(b):
 
 def mirror(b, bound=BOUND):
     off, t = nhoff(b)
-    if t == 0x0800:
-        return key4(b, off)
-    if t == 0x86dd:
-        return key6(b, off, bound)
-    return None, 0
+    have, k = skbkey.key({0x0800: 4, 0x86dd: 6}.get(t), b, off, bound)
+    return k, have
 
 
 # ---- the filters ----
@@ -268,7 +208,7 @@ def frame(f, tags=(), ext=(), sport=None, dport=None, v4=None):
 
 def fix_last_nh(b, off, proto):
     pos, nxt, off = off + 6, b[off + 6], off + 40
-    while nxt in EXT:
+    while nxt in skbkey.IPV6_EXT:
         pos = off
         if nxt == 44:
             off += 8

@@ -69,6 +69,7 @@ from scapy.packet import Raw  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nfcpkt import csum  # noqa: E402
+import skbkey  # noqa: E402
 
 # How many result lines this program prints: pkt_fuzz.sh plans on it.
 POINTS = 13
@@ -83,14 +84,15 @@ NOWHERE4, NOWHERE6 = "10.9.0.9", "fd09::9"    # r has no route: unreachable
 HOOKS = ["prerouting", "input", "forward", "output", "postrouting"]
 PF = {2: 4, 10: 6}                  # NFPROTO_IPV4/6 -> IP version
 TCP, UDP, DCCP, SCTP, UDPLITE, ICMP4, ICMP6 = 6, 17, 33, 132, 136, 1, 58
-PORT_PROTOS = {TCP, UDP, UDPLITE, SCTP, DCCP}
+PORT_PROTOS = skbkey.PORT_PROTOS
 PROTO_NAMES = {TCP: "tcp", UDP: "udp", DCCP: "dccp", SCTP: "sctp",
                UDPLITE: "udplite", ICMP4: "icmp", ICMP6: "icmpv6"}
 
 # Key fields (enum nf_cuckoo_key_field)
-K_SRC, K_DST, K_SPORT, K_DPORT, K_PROTO = 1, 2, 4, 8, 16
-K_ALL = 31
-K_ADDRS = K_SRC | K_DST
+K_SRC, K_DST, K_SPORT, K_DPORT, K_PROTO = (skbkey.SRC, skbkey.DST,
+                                           skbkey.SPORT, skbkey.DPORT,
+                                           skbkey.PROTO)
+K_ALL, K_ADDRS = skbkey.ALL, skbkey.ADDRS
 K_NAMES = {"src": K_SRC, "dst": K_DST, "sport": K_SPORT, "dport": K_DPORT,
            "proto": K_PROTO}
 
@@ -155,68 +157,12 @@ def addr16(a):
 
 
 def parse(ver, b):
-    """The key of packet @b as the hook builds it: (valid fields, key).
-
-    Headers are read within the packet and the length its IP header
-    claims.  Unusable IP header: nothing.  IPv6 chain past the end: the
-    addresses.  L4 header too short for the ports of a protocol that has
-    them: all but the ports.  Otherwise all, ports 0 for protocols without
-    ports and non-first fragments.  IPv6 extension headers skipped: those
-    the kernel skips (hop-by-hop, routing, fragment, AH, destination
-    options); a non-first fragment's protocol is the one its fragment
-    header names.  An IPv6 payload length of 0 is the packet's length for
-    a jumbogram (hop-by-hop options first), else an empty payload."""
-    k = {"fam": ver, "src": bytes(16), "dst": bytes(16), "sport": 0,
-         "dport": 0, "proto": 0}
-    if ver == 4:
-        if len(b) < 20 or b[0] >> 4 != 4 or b[0] & 15 < 5:
-            return 0, k
-        hlen = (b[0] & 15) * 4
-        tot = struct.unpack_from("!H", b, 2)[0]
-        if tot < hlen or tot > len(b):
-            return 0, k
-        k["src"] = b[12:16] + bytes(12)
-        k["dst"] = b[16:20] + bytes(12)
-        k["proto"] = b[9]
-        if struct.unpack_from("!H", b, 6)[0] & 0x1fff:
-            return K_ALL, k
-        return ports(k, b, hlen, tot)
-    if len(b) < 40 or b[0] >> 4 != 6:
-        return 0, k
-    plen = struct.unpack_from("!H", b, 4)[0]
-    if not plen and b[6] == 0:      # a jumbogram: the packet's length
-        plen = len(b) - 40
-    if plen > len(b) - 40:
-        return 0, k
-    k["src"], k["dst"] = b[8:24], b[24:40]
-    off, end, nh = 40, 40 + plen, b[6]
-    while nh in (0, 43, 44, 51, 60):
-        if end - off < 8:
-            return K_ADDRS, k
-        if nh == 44:
-            nh = b[off]
-            fo = struct.unpack_from("!H", b, off + 2)[0]
-            off += 8
-            if fo & 0xfff8:
-                k["proto"] = nh
-                return K_ALL, k
-        else:
-            hl = (b[off + 1] + 2) * 4 if nh == 51 else (b[off + 1] + 1) * 8
-            if hl > end - off:
-                return K_ADDRS, k
-            nh = b[off]
-            off += hl
-    k["proto"] = nh
-    return ports(k, b, off, end)
-
-
-def ports(k, b, off, end):
-    if k["proto"] not in PORT_PROTOS:
-        return K_ALL, k
-    if end - off < 4:
-        return K_ALL & ~(K_SPORT | K_DPORT), k
-    k["sport"], k["dport"] = struct.unpack_from("!HH", b, off)
-    return K_ALL, k
+    """The key of packet @b as the hook builds it: (valid fields, key),
+    skbkey.key()'s with the addresses in 16 bytes, as the key holds
+    them."""
+    have, k = skbkey.key(ver, b)
+    k["src"], k["dst"] = k["src"].ljust(16, b"\0"), k["dst"].ljust(16, b"\0")
+    return have, k
 
 
 def finish(k, fields, bidir):
