@@ -331,7 +331,7 @@ boot() {
 	: >"$con"
 	: >"$tap"
 	t0=$(now)
-	qemu-system-x86_64 -accel tcg -cpu max -smp "${NFC_VM_SMP:-2}" -m 2048 \
+	qemu-system-x86_64 -accel tcg -cpu "$NFC_VM_CPU" -smp "${NFC_VM_SMP:-2}" -m 2048 \
 		-nodefaults -no-user-config -no-reboot \
 		-display none -vga none -monitor none \
 		-serial "file:$con" -serial "file:$tap" \
@@ -398,7 +398,8 @@ if ! flock -n 8; then
 	exit 1
 fi
 # The kernel image to boot, NFC_VM_KERNEL: the one prepare.sh gives (its
-# vmlinux, booted at the PVH entry, where it can).
+# vmlinux, booted at the PVH entry, where it can), and the CPU it gives,
+# NFC_VM_CPU.
 env=$(selftests/vm/prepare.sh --kver "$KVER" --quiet --print-env) || {
 	point 1 "prepare the VM kernel $KVER (selftests/vm/prepare.sh)"
 	exit 1

@@ -33,7 +33,7 @@
 # ends it with a line `NFC-VM-EXIT <token> <status>`.  It is an emulated
 # UART, some 50-100 KB/s: send bulky output to a file in /tmp instead.
 #
-# NFC_VM_CPU overrides the emulated CPU model (default: max).
+# NFC_VM_CPU overrides the emulated CPU model (default: prepare.sh's).
 #
 # Exit status: COMMAND's; 124 if the timeout expired; 125 if the VM never
 # got to run COMMAND; 123 if the VM died while COMMAND ran (kernel panic).
@@ -171,7 +171,7 @@ fi
 [ -n "$APPEND" ] && CMDLINE+=" $APPEND"
 
 QEMU=(qemu-system-x86_64
-	-accel tcg -cpu "${NFC_VM_CPU:-max}" -smp "$SMP" -m "$MEM"
+	-accel tcg -cpu "$NFC_VM_CPU" -smp "$SMP" -m "$MEM"
 	-nodefaults -no-user-config -no-reboot
 	-display none -vga none -monitor none
 	-serial "file:$RUN/console"
