@@ -144,7 +144,7 @@ build_module() {	# build_module KVER [sparse]
 	rm -f "$ko" "${ko%/*}/xt_cuckoo.ko"
 	selftests/vm/prepare.sh --kver "$1" --quiet >/dev/null || return
 	[ "${2:-}" = sparse ] && c=(C=2)
-	out=$(make -s module KVER="$1" ${c[@]+"${c[@]}"} 2>&1)
+	out=$(make -s -j"$(nproc)" module KVER="$1" ${c[@]+"${c[@]}"} 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -v '^$'
 	[ "$rc" = 0 ] || return
@@ -244,11 +244,15 @@ k7=$(scripts/kver.sh --pinned7)
 
 # What every stage after uses, built once, before any runs (two stages
 # making the same file at once would race): cfctl, its XDP and tc
-# program and test programs, iptables' extension, the C selftests.
+# program and test programs, iptables' extension, the C selftests.  On
+# every CPU, as the module's builds: nothing else runs yet, and beside
+# the first module's build only the build root's downloads (20 s to
+# 10 s on 2 CPUs; the first module's 19 s to 10 s).
 build_shared() {
-	make -s -C tools/cfctl cfctl cfctl_fake test_parse test_parse_asan \
-		nf_cuckoo.bpf.o &&
-		make -s -C tools/xt && make -s -C selftests &&
+	make -s -j"$(nproc)" -C tools/cfctl cfctl cfctl_fake test_parse \
+		test_parse_asan nf_cuckoo.bpf.o &&
+		make -s -j"$(nproc)" -C tools/xt &&
+		make -s -j"$(nproc)" -C selftests &&
 		echo "ok - cfctl, cfctl_fake, their tests, libxt_cuckoo.so and the C selftests build with -Werror"
 }
 stage build build_shared
