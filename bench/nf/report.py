@@ -137,9 +137,10 @@ class Report:
         print("  %s to %s, tree %s; host %s, %s CPUs, load average %s at start, %s at the end" %
               (h.get("date", "?"), he.get("date", "?"), h.get("commit", "?"), h.get("host_cpu", "?"),
                h.get("host_cpus", "?"), h.get("loadavg", "?"), he.get("loadavg", "?")))
-        print("  VM: %s, %s vCPUs, %s MB, QEMU %s (%s); guest kernel %s" %
+        # (records from before the host record named the CPU: "max")
+        print("  VM: %s, %s vCPUs, %s MB, QEMU %s, -cpu %s (%s); guest kernel %s" %
               (h.get("accel", "?"), h.get("smp", "?"), h.get("mem_mb", "?"), h.get("qemu", "?"),
-               e.get("guest_cpu", "?"), e.get("kernel", "?")))
+               h.get("cpu", "max"), e.get("guest_cpu", "?"), e.get("kernel", "?")))
         print("  %s; %s; %s; %s" % (e.get("nft", "?"), e.get("ipset", "?"), e.get("iptables", "?"), e.get("cfctl", "?")))
         print("  flows loaded: %s, %s times each, at most %s s a load; packets: %s rounds of %s ms slices"
               % (e.get("sizes", "?"), e.get("reps", "?"), e.get("load_max_s", "?"),
