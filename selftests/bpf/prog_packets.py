@@ -210,12 +210,7 @@ def fix_last_nh(b, off, proto):
     pos, nxt, off = off + 6, b[off + 6], off + 40
     while nxt in skbkey.IPV6_EXT:
         pos = off
-        if nxt == 44:
-            off += 8
-        elif nxt == 51:
-            off += (b[off + 1] + 2) * 4
-        else:
-            off += (b[off + 1] + 1) * 8
+        off += skbkey.ext_len(nxt, b, off)
         nxt = b[pos]
     b[pos] = proto
 

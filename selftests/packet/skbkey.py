@@ -21,6 +21,15 @@ def be16(b, o):
     return struct.unpack_from("!H", b, o)[0]
 
 
+def ext_len(nxt, b, off):
+    """The length of IPv6 extension header @nxt (one of IPV6_EXT) at
+    offset @off of @b: AH's counts 4-byte units, the fragment header
+    is 8 bytes, the others count 8-byte units."""
+    if nxt == 44:
+        return 8
+    return (b[off + 1] + 2) * 4 if nxt == 51 else (b[off + 1] + 1) * 8
+
+
 def key(ver, b, nh=0, bound=None):
     """The key of the IP packet at offset @nh of @b: (valid fields, key).
 
@@ -80,7 +89,7 @@ def _key6(k, b, nh, bound):
                 k["proto"] = nxt
                 return ALL, k
         else:
-            hl = (b[off + 1] + 2) * 4 if nxt == 51 else (b[off + 1] + 1) * 8
+            hl = ext_len(nxt, b, off)
             if hl > end - off:
                 return ADDRS, k
             nxt = b[off]
