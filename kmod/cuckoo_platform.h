@@ -75,7 +75,9 @@
 #include <linux/rcupdate.h>
 #define cf_writer_lock		struct mutex
 #define cf_writer_held(l)		lockdep_is_held(l)
-#define cf_rcu_dereference_check(p, c)	rcu_dereference_check(p, c)
+/* A reader's section may be bottom halves off: a BPF program's. */
+#define cf_rcu_dereference_check(p, c)	\
+	rcu_dereference_check(p, (c) || rcu_read_lock_bh_held())
 #define cf_rcu_dereference_protected(p, c) rcu_dereference_protected(p, c)
 #define cf_rcu_assign_pointer(p, v)	rcu_assign_pointer(p, v)
 #define CF_RCU_INIT_POINTER(p, v)	RCU_INIT_POINTER(p, v)

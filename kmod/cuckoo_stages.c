@@ -76,8 +76,8 @@ u32 cf_stages_count_stages(const struct cf_stages *s)
  * for before any is compared, then each stage looked up, no branch on a
  * stage's answer.  A stage a flush took since @n was read is skipped.
  */
-static cf_noinline bool cf_stages_lookup(const struct cf_stages *s, u32 n,
-					 const void *key, u32 len)
+cf_noinline bool cf_stages_lookup(const struct cf_stages *s, u32 n,
+				  const void *key, u32 len)
 {
 	const struct cuckoo_filter *cf[CF_STAGES_MAX];
 	struct cf_key_hash kh;
@@ -93,23 +93,6 @@ static cf_noinline bool cf_stages_lookup(const struct cf_stages *s, u32 n,
 	for (i = 0; i < m; i++)
 		hit |= cf_contains_hash(cf[i], &kh);
 	return hit;
-}
-
-/**
- * cf_stages_contains - is a key (maybe) in any stage?
- * @s:		the filter
- * @key:	the key
- * @len:	its bytes
- *
- * One stage, the common case, costs what cf_contains() does.
- */
-bool cf_stages_contains(const struct cf_stages *s, const void *key, u32 len)
-{
-	u32 n = CF_LOAD_ACQUIRE(s->n);
-
-	if (likely(n == 1))
-		return cf_contains(cf_stages_get(s, 0), key, len);
-	return cf_stages_lookup(s, n, key, len);
 }
 
 /*

@@ -79,7 +79,8 @@ struct cf_stages {
 };
 
 /*
- * Stage @i for a reader: under rcu_read_lock() or the writer's lock.
+ * Stage @i for a reader: under RCU (rcu_read_lock(), or bottom halves
+ * off) or the writer's lock.
  * NULL for an index below a count read before a flush.
  */
 static inline const struct cuckoo_filter *
@@ -109,7 +110,27 @@ void cf_stages_init(struct cf_stages *s, struct cuckoo_filter *first,
 void cf_stages_free(struct cf_stages *s);
 
 /* Readers: any number, lockless, as cf_contains(). */
-bool cf_stages_contains(const struct cf_stages *s, const void *key, u32 len);
+bool cf_stages_lookup(const struct cf_stages *s, u32 n, const void *key,
+		      u32 len);
+
+/**
+ * cf_stages_contains - is a key (maybe) in any stage?
+ * @s:		the filter
+ * @key:	the key
+ * @len:	its bytes
+ *
+ * One stage, the common case, costs what cf_contains() does: inline, as
+ * the packet path asks it for every packet.
+ */
+static inline bool cf_stages_contains(const struct cf_stages *s,
+				      const void *key, u32 len)
+{
+	u32 n = CF_LOAD_ACQUIRE(s->n);
+
+	if (likely(n == 1))
+		return cf_contains(cf_stages_get(s, 0), key, len);
+	return cf_stages_lookup(s, n, key, len);
+}
 bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,
 			    u32 len, u32 n);
 #ifndef __KERNEL__

@@ -119,12 +119,16 @@ void nfcf_filter_name_id(const struct nfcf_filter *f,
 void nfcf_filter_swap_names(struct nfcf_filter *a, struct nfcf_filter *b)
 {
 	char tmp[NF_CUCKOO_NAME_MAXLEN];
+	u32 id;
 
 	write_seqlock(&nfcf_names_seq);
 	memcpy(tmp, a->name, sizeof(tmp));
 	memcpy(a->name, b->name, sizeof(tmp));
 	memcpy(b->name, tmp, sizeof(tmp));
-	swap(a->id, b->id);
+	/* nfcf_net_live_rcu() reads an id outside this seqlock. */
+	id = a->id;
+	WRITE_ONCE(a->id, b->id);
+	WRITE_ONCE(b->id, id);
 	write_sequnlock(&nfcf_names_seq);
 }
 

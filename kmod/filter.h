@@ -372,9 +372,16 @@ bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
 			   const struct nfcf_prefixes *px,
 			   const struct nf_cuckoo_flow_key *k);
 
+/*
+ * A packet path's dereference, in an RCU read-side critical section:
+ * rcu_read_lock() (netfilter hooks, rules), or bottom halves disabled,
+ * as XDP and tc programs and the kfuncs they call may run.
+ */
+#define nfcf_deref_pkt(p)	rcu_dereference_check(p, rcu_read_lock_bh_held())
+
 /**
  * nfcf_filter_lookup - is a finished key of full addresses, or a prefix
- *	holding them, (probably) in the filter?  Under rcu_read_lock().
+ *	holding them, (probably) in the filter?  Under RCU (nfcf_deref_pkt()).
  * @f:	the filter
  * @k:	the key
  *
@@ -383,7 +390,7 @@ bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
 static inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
 				      const struct nf_cuckoo_flow_key *k)
 {
-	const struct nfcf_prefixes *px = rcu_dereference(f->px);
+	const struct nfcf_prefixes *px = nfcf_deref_pkt(f->px);
 
 	if (likely(!px) || !k->family || !px->n[NFCF_FAM_IDX(k->family)])
 		return cf_stages_contains(&f->st, k, sizeof(*k));

@@ -34,39 +34,38 @@
 
 /*
  * Test @key against filter @id of @net; count the lookup, as @path's.
+ * XDP and tc programs run in an RCU read-side critical section
+ * (rcu_read_lock(), or bottom halves off), as the maps they look up rely
+ * on: the filter is found and read under it, and freed only a grace
+ * period after it left its namespace's ids (nfcf_net_live_rcu()).
  * Return: 1 if it matches, 0 if not (or the filter is disabled, or lacks
  * a field it needs), -ENOENT (no such filter), -EINVAL (a bad key).
  */
-static int nfcf_kfunc_test(const struct net *net, u32 id,
-			   const struct nf_cuckoo_flow_key *key, u32 key_sz,
-			   u32 fields, enum nfcf_path path)
+static __always_inline int nfcf_kfunc_test(const struct net *net, u32 id,
+					   const struct nf_cuckoo_flow_key *key,
+					   u32 key_sz, u32 fields,
+					   enum nfcf_path path)
 {
 	const struct nfcf_conf *conf;
 	struct nf_cuckoo_flow_key k;
 	struct nfcf_filter *f;
-	int ret = -ENOENT;
 	bool hit;
 
 	if (key_sz != sizeof(*key) || fields & ~NF_CUCKOO_KEY_ALL ||
 	    (key->family != NF_CUCKOO_FAMILY_IPV4 &&
 	     key->family != NF_CUCKOO_FAMILY_IPV6))
 		return -EINVAL;
-	rcu_read_lock();
 	f = nfcf_net_live_rcu(net, id);
 	if (!f)
-		goto out;
-	ret = 0;
-	conf = rcu_dereference(f->conf);
+		return -ENOENT;
+	conf = nfcf_deref_pkt(f->conf);
 	if (!conf->enabled || f->ks.fields & ~fields ||
 	    !(f->ks.families & key->family))
-		goto out;
+		return 0;
 	k = *key;
 	hit = nfcf_filter_match(f, conf, &k);
 	nfcf_filter_count_path(f, hit, path);
-	ret = hit;
-out:
-	rcu_read_unlock();
-	return ret;
+	return hit;
 }
 
 /**

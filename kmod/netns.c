@@ -53,7 +53,7 @@ module_param_cb(mem_used_bytes, &nfcf_mem_used_ops, NULL, 0444);
 MODULE_PARM_DESC(mem_used_bytes,
 		 "Memory charged by the filters of all network namespaces, in bytes (read-only)");
 
-static unsigned int nfcf_net_id __read_mostly;
+unsigned int nfcf_net_id __read_mostly;
 
 struct nfcf_net *nfcf_net(const struct net *net)
 {
@@ -221,6 +221,7 @@ static void nfcf_net_show(struct nfcf_net *nn, struct nfcf_filter *f)
 	lockdep_assert_held(&nn->lock);
 	/* The entry exists (reserved), so nothing is allocated. */
 	WARN_ON_ONCE(xa_err(xa_store(&nn->ids, f->id, f, GFP_KERNEL)));
+	rcu_assign_pointer(nn->live[f->id % NFCF_LIVE_SLOTS], f);
 }
 
 /**
@@ -348,32 +349,15 @@ struct nfcf_filter *nfcf_net_lookup(struct nfcf_net *nn, const char *name,
 	return f;
 }
 
-/**
- * nfcf_net_live_rcu - the filter of an id, for a BPF program
- * @net:	the packet's namespace
- * @id:		the filter's id (nfcf_filter::id)
- *
- * Under rcu_read_lock(): the filter is freed only a grace period after
- * it left @ids.  It may be disabled; it is never one being loaded.
- * Return: the filter, or NULL.
+/*
+ * nfcf_net_live_rcu() for an id its slot of @nn->live does not hold: the
+ * xarray (which takes rcu_read_lock() of its own, for lockdep's sake when
+ * the caller's section is one of bottom halves disabled).  A reserved id
+ * holds a zero entry, which xa_load() returns as NULL: no filter.
  */
-struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id)
+struct nfcf_filter *nfcf_net_live_slow(struct nfcf_net *nn, u32 id)
 {
-	XA_STATE(xas, &nfcf_net(net)->ids, id);
-	void *f;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "a filter's id looked up outside RCU");
-	/*
-	 * xa_load() without its own rcu_read_lock(): this runs for every
-	 * packet a program asks about, under the caller's.  A reserved id
-	 * holds a zero entry: no filter.
-	 */
-	do {
-		f = xas_load(&xas);
-		if (xa_is_zero(f))
-			f = NULL;
-	} while (xas_retry(&xas, f));
-	return f;
+	return xa_load(&nn->ids, id);
 }
 
 static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
@@ -381,6 +365,8 @@ static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 	lockdep_assert_held(&nn->lock);
 	list_del(&f->node);
 	xa_erase(&nn->ids, f->id);
+	if (rcu_access_pointer(nn->live[f->id % NFCF_LIVE_SLOTS]) == f)
+		RCU_INIT_POINTER(nn->live[f->id % NFCF_LIVE_SLOTS], NULL);
 	if (!f->loading)
 		nfcf_hooks_unlink(nn, f);
 	mutex_lock(&f->lock);
@@ -695,6 +681,7 @@ static void __net_exit nfcf_net_exit_batch(struct list_head *net_exit_list)
 		WARN_ON_ONCE(!list_empty(&nn->reserved));
 		WARN_ON_ONCE(!list_empty(&nn->hooks));
 		WARN_ON_ONCE(!xa_empty(&nn->ids));
+		WARN_ON_ONCE(memchr_inv(nn->live, 0, sizeof(nn->live)));
 		WARN_ON_ONCE(!list_empty(&nn->binds));
 		xa_destroy(&nn->ids);
 		mutex_destroy(&nn->lock);

@@ -10,9 +10,12 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/netlink.h>
 
 #include "filter.h"
+
+#define NFCF_LIVE_SLOTS	32
 
 /**
  * struct nfcf_net - a network namespace's filters
@@ -29,6 +32,11 @@
  *		from nfcf_net_reserve(), the filter once the packet path
  *		sees it, erased when it is removed.  Written under @lock,
  *		read under RCU by BPF programs (nfcf_net_live_rcu())
+ * @live:	a direct-mapped cache of @ids for the packet path: slot
+ *		id % NFCF_LIVE_SLOTS holds the last filter shown with such an
+ *		id, until it is removed.  An xarray walk is several calls a
+ *		packet; a slot is one load and a compare.  Written under
+ *		@lock with @ids, read under RCU
  * @next_id:	where the cyclic allocation of @ids goes on from
  * @binds:	the programs that consult filters, as their binders said
  *		(struct nfcf_bind, bind.c): written under @lock, read under
@@ -58,6 +66,7 @@ struct nfcf_net {
 	struct list_head reserved;
 	struct list_head hooks;
 	struct xarray ids;
+	struct nfcf_filter __rcu *live[NFCF_LIVE_SLOTS];
 	u32 next_id;
 	struct list_head binds;
 	unsigned int nbinds;
@@ -86,7 +95,44 @@ struct nfcf_filter *nfcf_net_find(struct nfcf_net *nn, const char *name);
 bool nfcf_net_remove(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_destroy(struct nfcf_net *nn, struct nfcf_filter *f,
 		     struct netlink_ext_ack *extack);
-struct nfcf_filter *nfcf_net_live_rcu(const struct net *net, u32 id);
+struct nfcf_filter *nfcf_net_live_slow(struct nfcf_net *nn, u32 id);
+
+extern unsigned int nfcf_net_id;
+
+/*
+ * nfcf_net() on the packet path, in a read-side critical section already:
+ * net_generic() would take rcu_read_lock() again, a call each way on
+ * kernels with preemptible RCU.
+ */
+static inline struct nfcf_net *nfcf_net_rcu(const struct net *net)
+{
+	return nfcf_deref_pkt(net->gen)->ptr[nfcf_net_id];
+}
+
+/**
+ * nfcf_net_live_rcu - the filter of an id, for a BPF program or a rule
+ * @net:	the packet's namespace
+ * @id:		the filter's id (nfcf_filter::id)
+ *
+ * In an RCU read-side critical section (nfcf_deref_pkt()): the filter is
+ * freed only a grace period after it left @ids and @live.  It may be
+ * disabled; it is never one being loaded.  A filter and its id change
+ * together under the namespace's lock (a swap exchanges two filters'
+ * ids): one read meanwhile may find either filter, as at the xarray.
+ * Return: the filter, or NULL.
+ */
+static inline struct nfcf_filter *nfcf_net_live_rcu(const struct net *net,
+						    u32 id)
+{
+	struct nfcf_net *nn = nfcf_net_rcu(net);
+	struct nfcf_filter *f;
+
+	f = nfcf_deref_pkt(nn->live[id % NFCF_LIVE_SLOTS]);
+	if (likely(f && READ_ONCE(f->id) == id))
+		return f;
+	return nfcf_net_live_slow(nn, id);
+}
+
 int nfcf_net_swap(struct nfcf_net *nn, const char *const names[2], int *which);
 int nfcf_net_publish(struct nfcf_net *nn, struct nfcf_filter *f);
 int nfcf_net_update_conf(struct nfcf_net *nn, struct nfcf_filter *f,
