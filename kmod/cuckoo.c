@@ -1073,7 +1073,8 @@ static __always_inline bool cf_contains_pair(const struct cuckoo_filter *cf,
 	}
 }
 
-bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len)
+cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
+			     u32 len)
 {
 	u32 c, second;
 

@@ -97,6 +97,23 @@
 #define cf_noinline		noinline
 #define cf_cold			__cold
 
+/*
+ * A function every packet runs (a lookup, a hook, a kfunc) that must not
+ * straddle two pages: under QEMU's TCG, which the benchmarks run on, an
+ * instruction across a page boundary, or a jump between the pages of one
+ * function, is looked up afresh each time (about 140 ns a packet, seen
+ * in the XDP benchmark).  Each such function starts on a multiple of
+ * CF_PKT_TEXT_ALIGN and is no longer (scripts/check.sh checks): it never
+ * crosses a page.  On hardware that costs the padding, no more.  The
+ * functions go in sections .text.nfcf_pkt.N, N counting them in each
+ * file, so that the assembler never pads between two of them (it would
+ * jump over the padding, which objtool calls unreachable): the linker
+ * does, between files.
+ */
+#define CF_PKT_TEXT_ALIGN	2048
+#define cf_pkt_text	__attribute__((__aligned__(CF_PKT_TEXT_ALIGN), \
+	__section__(".text.nfcf_pkt." __stringify(__COUNTER__))))
+
 #define cf_write_lock_bh()	local_bh_disable()
 #define cf_write_unlock_bh()	local_bh_enable()
 
@@ -223,6 +240,7 @@ typedef uint64_t u64;
 #define ____cacheline_aligned	CF_ATTR(__aligned__(64))
 #define cf_noinline		CF_ATTR(__noinline__)
 #define cf_cold			CF_ATTR(__cold__)
+#define cf_pkt_text
 
 #define CF_READ(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CF_WRITE(x, v)		__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -336,9 +336,9 @@ static bool nfcf_key_in(struct nfcf_filter *f, const struct nf_cuckoo_flow_key *
  * The key as it is, then masked to each combination of its family, in
  * groups of CF_ANY_MAX whose buckets are read together.
  */
-bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
-			   const struct nfcf_prefixes *px,
-			   const struct nf_cuckoo_flow_key *k)
+cf_pkt_text bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
+				       const struct nfcf_prefixes *px,
+				       const struct nf_cuckoo_flow_key *k)
 {
 	struct nf_cuckoo_flow_key keys[CF_ANY_MAX];
 	unsigned int fi = NFCF_FAM_IDX(k->family), n = px->n[fi];

@@ -144,8 +144,9 @@ static unsigned int nfcf_reroute(const struct nfcf_hook_ent *e,
 	return err < 0 ? NF_DROP_ERR(err) : NF_ACCEPT;
 }
 
-static unsigned int nfcf_hook_fn(void *priv, struct sk_buff *skb,
-				 const struct nf_hook_state *state)
+static cf_pkt_text unsigned int nfcf_hook_fn(void *priv,
+					     struct sk_buff *skb,
+					     const struct nf_hook_state *state)
 {
 	const struct nfcf_hook_ent *e = priv;
 	u32 mark = skb->mark;

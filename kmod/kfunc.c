@@ -80,9 +80,9 @@ static __always_inline int nfcf_kfunc_test(const struct net *net, u32 id,
  * Return: 1 (match: in the filter, or for an invert filter not in it),
  * 0 (no match), -ENOENT (no filter @id in the namespace), -EINVAL.
  */
-__bpf_kfunc int bpf_nfcf_xdp_test(struct xdp_md *ctx, u32 id,
-				  const struct nf_cuckoo_flow_key *key,
-				  u32 key__sz, u32 fields)
+__bpf_kfunc cf_pkt_text int bpf_nfcf_xdp_test(struct xdp_md *ctx, u32 id,
+					      const struct nf_cuckoo_flow_key *key,
+					      u32 key__sz, u32 fields)
 {
 	struct xdp_buff *xdp = (struct xdp_buff *)ctx;
 
@@ -101,9 +101,9 @@ __bpf_kfunc int bpf_nfcf_xdp_test(struct xdp_md *ctx, u32 id,
  *
  * Return: as bpf_nfcf_xdp_test().
  */
-__bpf_kfunc int bpf_nfcf_skb_test(struct __sk_buff *ctx, u32 id,
-				  const struct nf_cuckoo_flow_key *key,
-				  u32 key__sz, u32 fields)
+__bpf_kfunc cf_pkt_text int bpf_nfcf_skb_test(struct __sk_buff *ctx, u32 id,
+					      const struct nf_cuckoo_flow_key *key,
+					      u32 key__sz, u32 fields)
 {
 	struct sk_buff *skb = (struct sk_buff *)ctx;
 

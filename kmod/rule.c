@@ -58,8 +58,9 @@ EXPORT_SYMBOL_GPL(nfcf_rule_put);
  * -ENOENT if the filter is gone, disabled, or needs a field the packet's
  * headers lack: then the rule matches neither way.
  */
-int nfcf_rule_test(const struct net *net, u32 id, const struct sk_buff *skb,
-		   u8 family, bool reverse)
+cf_pkt_text int nfcf_rule_test(const struct net *net, u32 id,
+			       const struct sk_buff *skb, u8 family,
+			       bool reverse)
 {
 	const struct nfcf_conf *conf;
 	struct nf_cuckoo_flow_key k;

@@ -37,6 +37,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 
+#include "cuckoo_platform.h"
 #include "flowkey.h"
 
 #define NFCF_KEY_L3	NFCF_KEY_ADDRS
@@ -190,8 +191,8 @@ static u32 nfcf_skb_key6(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb
  * Return: the mask of enum nf_cuckoo_key_field that @k holds for real (see the
  * top of this file); 0 if the IP header itself is unusable.
  */
-u32 nfcf_flowkey_from_skb(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
-			  u8 family)
+cf_pkt_text u32 nfcf_flowkey_from_skb(struct nf_cuckoo_flow_key *k,
+				      const struct sk_buff *skb, u8 family)
 {
 	int nhoff = skb_network_offset(skb);
 

@@ -130,6 +130,48 @@ run_jobs() {
 	done
 }
 
+# The functions every packet runs (cf_pkt_text, kmod/cuckoo_platform.h,
+# named from the sources) each lie within 2 KB from a multiple of 2 KB
+# of a section so aligned (kernels from 7.0 merge their sections into
+# .text; the padding kernels from 6.2 put before a function counted),
+# so that none straddles a page; prints how many, fails if one does not
+# or is missing.
+pkt_text_check() {	# pkt_text_check KO
+	local names
+	names=$(sed -n 's/^[a-z_ ]*cf_pkt_text .*[ *]\([a-z_0-9]*\)(.*/\1/p' kmod/*.c)
+	{ echo "$names" | sed 's/^/N /'
+	  readelf -SW "$1" | sed -n 's/^ *\[ *\([0-9]*\)\] .* \([0-9]*\)$/S \1 \2/p'
+	  readelf -sW "$1" | awk '$4 == "FUNC" { print "F", $7, $2, $3, $8 }'
+	} | awk '
+		$1 == "N" { want[$2] = 1; w++; next }
+		$1 == "S" { al[$2] = $3; next }
+		$5 in want {
+			n++
+			a = 0	# the offset modulo 4096: its last 3 hex digits
+			for (i = length($3) - 2; i <= length($3); i++)
+				a = a * 16 + index("0123456789abcdef", substr($3, i, 1)) - 1
+			sz = $4 + 0
+			if (al[$2] < 2048 || a % 2048 + sz > 2048) {
+				printf "# %s: at ...%03x, %d bytes, section aligned %d\n", $5, a, sz, al[$2]
+				bad = 1
+			}
+		}
+		END { print n + 0; exit bad || !w || n != w }'
+}
+		$2 in al {
+			n += $5 !~ /^__pfx_/	# 6.2+: the padding before a function
+			a = 0	# the offset modulo 4096: its last 3 hex digits
+			for (i = length($3) - 2; i <= length($3); i++)
+				a = a * 16 + index("0123456789abcdef", substr($3, i, 1)) - 1
+			sz = $4 + 0
+			if (al[$2] < 2048 || a % 2048 + sz > 2048) {
+				printf "# %s: at ...%03x, %d bytes, section aligned %d\n", $5, a, sz, al[$2]
+				bad = 1
+			}
+		}
+		END { print n + 0; exit bad || n != want }'
+}
+
 # Quietly building something is a test too: it must build with -Werror.
 # The module is kept in build/ko/KVER/ for the stages of that kernel (the
 # tree's own is the next build's).  The VM's kernel is fetched first,
@@ -171,6 +213,12 @@ build_module() {	# build_module KVER [sparse]
 		return 1
 	fi
 	echo "ok - nf_cuckoo.ko has BTF of its own, for its kfuncs"
+	if ! out=$(pkt_text_check nf_cuckoo.ko); then
+		printf '%s\n' "$out" | grep '^#'
+		echo "not ok - nf_cuckoo.ko's packet-path functions each within 2 KB of one page"
+		return 1
+	fi
+	echo "ok - nf_cuckoo.ko's $out packet-path functions each within 2 KB of one page"
 	mkdir -p "${ko%/*}" && cp nf_cuckoo.ko "$ko" && cp xt_cuckoo.ko "${ko%/*}/"
 }
 
