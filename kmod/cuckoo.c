@@ -1078,7 +1078,16 @@ cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
 {
 	u32 c, second;
 
-	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	/*
+	 * The module's keys (CF_FLOW_KEY_LEN) hashed with their length
+	 * known: jhash's loop unrolled, its tail's switch gone.  The same
+	 * hash, with fewer branches per packet.
+	 */
+	if (likely(len == CF_FLOW_KEY_LEN))
+		c = cf_jhash_pair(key, CF_FLOW_KEY_LEN, cf->seed_lo,
+				  cf->seed_hi, &second);
+	else
+		c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
 	return cf_contains_pair(cf, c, second);
 }
 

@@ -245,6 +245,13 @@ int cf_delete(struct cuckoo_filter *cf, const void *key, u32 len);
 int cf_readd(struct cuckoo_filter *cf, const void *key, u32 len);
 void cf_clear(struct cuckoo_filter *cf);
 
+/*
+ * Keys of any length are hashed alike; those of the module's flow keys
+ * (struct nf_cuckoo_flow_key, kmod/filter.h checks) are hashed by code
+ * that knows the length, on the packet path.
+ */
+#define CF_FLOW_KEY_LEN		40
+
 bool cf_contains(const struct cuckoo_filter *cf, const void *key, u32 len);
 /*
  * Is any of n <= CF_ANY_MAX keys of len bytes, back to back at keys,

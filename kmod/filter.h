@@ -35,6 +35,9 @@
 #include "flowkey.h"
 #include "iface.h"
 
+/* The core hashes flow keys with their length known (cf_contains()). */
+static_assert(sizeof(struct nf_cuckoo_flow_key) == CF_FLOW_KEY_LEN);
+
 /**
  * struct nfcf_conf - what the packet path reads on each match
  * @mark:	mark value for NF_CUCKOO_ACTION_MARK

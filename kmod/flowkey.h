@@ -137,6 +137,12 @@ static inline void nfcf_flowkey_finish(struct nf_cuckoo_flow_key *k,
 		nfcf_flowkey_swap(k);
 }
 
+/* Does nfcf_flowkey_finish() leave every key as it is?  All fields, one way. */
+static inline bool nfcf_key_spec_whole(const struct nfcf_key_spec *ks)
+{
+	return ks->fields == NF_CUCKOO_KEY_ALL && !ks->bidir;
+}
+
 int nfcf_key_spec_check(const struct nfcf_key_spec *ks,
 			const struct nlattr *fields_attr,
 			const struct nlattr *bidir_attr,

@@ -33,6 +33,20 @@
 #include "netns.h"
 
 /*
+ * A key the filter does not take whole: a copy, finished (the fields it
+ * does not key zeroed, a bidirectional key's ends put in order) and
+ * looked up.
+ */
+static cf_pkt_text bool nfcf_kfunc_match_copy(const struct nfcf_filter *f,
+					      const struct nfcf_conf *conf,
+					      const struct nf_cuckoo_flow_key *key)
+{
+	struct nf_cuckoo_flow_key k = *key;
+
+	return nfcf_filter_match(f, conf, &k);
+}
+
+/*
  * Test @key against filter @id of @net; count the lookup, as @path's.
  * XDP and tc programs run in an RCU read-side critical section
  * (rcu_read_lock(), or bottom halves off), as the maps they look up rely
@@ -47,7 +61,6 @@ static __always_inline int nfcf_kfunc_test(const struct net *net, u32 id,
 					   enum nfcf_path path)
 {
 	const struct nfcf_conf *conf;
-	struct nf_cuckoo_flow_key k;
 	struct nfcf_filter *f;
 	bool hit;
 
@@ -62,8 +75,14 @@ static __always_inline int nfcf_kfunc_test(const struct net *net, u32 id,
 	if (!conf->enabled || f->ks.fields & ~fields ||
 	    !(f->ks.families & key->family))
 		return 0;
-	k = *key;
-	hit = nfcf_filter_match(f, conf, &k);
+	/*
+	 * A filter of every field, one way, takes the program's key as it
+	 * is (finishing it would change nothing): no copy on its stack.
+	 */
+	if (nfcf_key_spec_whole(&f->ks))
+		hit = nfcf_filter_lookup(f, key) != conf->invert;
+	else
+		hit = nfcf_kfunc_match_copy(f, conf, key);
 	nfcf_filter_count_path(f, hit, path);
 	return hit;
 }
