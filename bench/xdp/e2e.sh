@@ -21,14 +21,23 @@
 #   hook  filter xeh (prerouting, priority raw, action drop), xer with
 #         no XDP program (GRO on, which gives veth its NAPI): veth builds
 #         an skb of each frame, then GRO, ip_rcv(), the hook.
-# veth runs its NAPI poll on the sending CPU, when the sender's batch of
-# 64 frames is flushed, so that one CPU does all the work of both sides
+# With two CPUs or more, xer's NAPI poll runs threaded (its
+# napi/xer-* kthreads pinned to CPU 1), so that the receiving side has a
+# CPU of its own, as a NIC's queue has, and each rate is what one
+# receiving CPU drops.  The sender keeps its program attached to a dummy
+# device (xdpbench --hold) while it runs: each BPF_PROG_RUN would
+# otherwise add it to the kernel's XDP dispatcher and take it out again,
+# rewriting the dispatcher's code under CPU 1 as it runs it, which under
+# QEMU's TCG makes that CPU take the rewrite's breakpoint (an "int3"
+# oops); with the program held, the dispatcher is rewritten only when a
+# program is attached to or detached from xer, between rounds, with no
+# traffic.  With one CPU, veth polls on the sending CPU once per batch of
+# 64 frames the sender flushes, so one CPU does the work of both sides
 # and the sender's share (running send.bpf.o, the redirect, the frames'
-# pages) is in every figure.  A floor, xer with a program that drops
-# every frame without reading it (drop.bpf.o), shows how big that share
-# is.  (veth's threaded NAPI would put the receiving side on a CPU of its
-# own, but under QEMU's TCG a CPU that runs the XDP dispatcher after
-# another patched it can take the patch's breakpoint: an "int3" oops.)
+# pages) is in every figure.  Either way a floor, xer with a program
+# that drops every frame without reading it (drop.bpf.o), shows the most
+# the receiving side can drop, the sender's rate (sent_per_s) the most
+# it is given.
 # Each round runs the sender for a second of warm-up and S seconds, and
 # reads the filter's matches (the floor: veth's count of XDP drops) at
 # the start and end of the S seconds.
@@ -91,6 +100,8 @@ ip link add xer type veth peer name xet netns "$NS" || fail "cannot make the vet
 # are drained before, and what attaches or detaches runs on CPU 0, the
 # sender's.
 tx sysctl -qw net.ipv6.conf.xet.disable_ipv6=1 || fail "cannot turn IPv6 off on xet"
+tx ip link add xed type dummy && tx ip link set xed up ||
+	fail "cannot make the dummy device the sender holds its program on"
 ip link set xer up && tx ip link set lo up && tx ip link set xet up ||
 	fail "cannot set the devices up"
 # The hook's path needs veth's NAPI without a program: GRO gives it.
@@ -114,13 +125,31 @@ done
 
 sent() { awk '$1 == "XB-SENT" { n = $2 } END { print n + 0 }' "$W/sent.log"; }
 
+# The receiving side on CPU 1: xer's NAPI threaded, its kthreads (made
+# anew when a program is attached or detached) pinned there.
+RXCPU=
+if [ "$(nproc)" -ge 2 ]; then
+	echo 1 >/sys/class/net/xer/threaded || fail "cannot make xer's NAPI threaded"
+	RXCPU=1
+fi
+rx_pin() {
+	local p
+	[ -n "$RXCPU" ] || return 0
+	echo 1 >/sys/class/net/xer/threaded || return 1
+	for p in $(pgrep '^napi/xer'); do
+		taskset -pc "$RXCPU" "$p" >/dev/null || return 1
+	done
+	pgrep '^napi/xer' >/dev/null || { echo "# e2e: no napi/xer thread"; return 1; }
+}
+
 # One round: the sender for a second and $SECS more, counting $2's
 # matches over those $SECS; one XB-JSON line.
 round() {
 	local what=$1 filter=$2 f=$3 r=$4 m0 m1 t0 t1 s0 s1
 
+	rx_pin || { echo "# e2e: cannot pin xer's NAPI to CPU $RXCPU"; return 1; }
 	nsenter --net="/run/netns/$NS" -- taskset -c 0 "$HERE/xdpbench" --send xet --dst-mac "$mac" --flows "$N" \
-		--families "$f" --obj "$HERE/send.bpf.o" >"$W/sent.log" 2>&1 &
+		--families "$f" --obj "$HERE/send.bpf.o" --hold xed >"$W/sent.log" 2>&1 &
 	SENDER=$!
 	sleep 1
 	m0=$(matches "$filter")
@@ -141,7 +170,7 @@ round() {
 		echo "#   frames sent: $(sent)"
 		return 1
 	fi
-	echo "XB-JSON {\"type\":\"e2e\",\"contender\":\"$what\",\"family\":$f,\"rep\":$r,\"drops\":$((m1 - m0)),\"s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"drops_per_s\":$(awk -v a="$t0" -v b="$t1" -v d="$((m1 - m0))" 'BEGIN { printf "%.0f", d / (b - a) }'),\"sent_per_s\":$(awk -v a="$t0" -v b="$t1" -v d="$((${s1:-0} - ${s0:-0}))" 'BEGIN { printf "%.0f", d / (b - a) }')}"
+	echo "XB-JSON {\"type\":\"e2e\",\"contender\":\"$what\",\"family\":$f,\"rep\":$r,\"rx_cpu\":\"${RXCPU:-same}\",\"drops\":$((m1 - m0)),\"s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"drops_per_s\":$(awk -v a="$t0" -v b="$t1" -v d="$((m1 - m0))" 'BEGIN { printf "%.0f", d / (b - a) }'),\"sent_per_s\":$(awk -v a="$t0" -v b="$t1" -v d="$((${s1:-0} - ${s0:-0}))" 'BEGIN { printf "%.0f", d / (b - a) }')}"
 }
 
 attach() {

@@ -11,6 +11,7 @@
  *            [--families "4 6"] [--repeat R] [--rounds K] [--loads L]
  *            [--samples S] [--xf-prog ID --xf-map4 PIN --xf-map6 PIN]
  *   xdpbench --send DEV --dst-mac MAC --flows N --families F [--obj SEND.o]
+ *            [--hold DEV2]
  *
  * Flows are bench/hook's (nfcf_hookbench.c): flow k (k < 2^24) is UDP
  * from 11.0.0.0 + k or 2001:db8:1::k (the last 32 bits), source port
@@ -43,7 +44,13 @@
  * --send: e2e.sh's sender.  The frames of flows 0..N-1 of family F (to
  * MAC), sent in turn to veth DEV as XDP frames (send.bpf.o run by
  * BPF_PROG_RUN in live-frame mode, on this CPU) until SIGTERM or SIGINT;
- * after every batch, "XB-SENT n": the frames sent so far.
+ * after every batch, "XB-SENT n": the frames sent so far.  --hold: the
+ * sender's program is attached to DEV2 (generic mode) while it sends, so
+ * that the kernel's XDP dispatcher holds it throughout: each BPF_PROG_RUN
+ * adds its program to the dispatcher and takes it out again, which
+ * otherwise rewrites the dispatcher's code twice a batch, under a CPU
+ * that may be running it to receive the frames (e2e.sh says why that
+ * matters under QEMU).  It is detached a moment after the last batch.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,6 +65,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <linux/bpf.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -549,7 +557,8 @@ static void on_stop(int sig)
 	stopping = 1;
 }
 
-static int send_frames(const char *path, const char *dev, unsigned int fam)
+static int send_frames(const char *path, const char *dev, const char *hold,
+		       unsigned int fam)
 {
 	struct xb_send_cfg cfg = {
 		.ifindex = if_nametoindex(dev),
@@ -563,7 +572,7 @@ static int send_frames(const char *path, const char *dev, unsigned int fam)
 	struct xb_frame fr;
 	__u8 pkt[XB_FRAME_LEN6];
 	unsigned int k;
-	int fd, err;
+	int fd, err, hold_if = 0;
 
 	if (!cfg.ifindex)
 		die(dev, errno);
@@ -589,6 +598,14 @@ static int send_frames(const char *path, const char *dev, unsigned int fam)
 			die("a frame", errno);
 	}
 	fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "xb_send"));
+	if (hold) {
+		hold_if = if_nametoindex(hold);
+		if (!hold_if)
+			die(hold, errno);
+		err = bpf_xdp_attach(hold_if, fd, XDP_FLAGS_SKB_MODE, NULL);
+		if (err)
+			die("attaching the sender to --hold's device", -err);
+	}
 	flow_pkt(fam, 0, pkt);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -609,6 +626,11 @@ static int send_frames(const char *path, const char *dev, unsigned int fam)
 		printf("XB-SENT %llu\n", sent);
 		fflush(stdout);
 	}
+	if (hold_if) {
+		/* The receiver done with the last frames first. */
+		usleep(300000);
+		bpf_xdp_detach(hold_if, XDP_FLAGS_SKB_MODE, NULL);
+	}
 	return 0;
 }
 
@@ -622,10 +644,11 @@ int main(int argc, char **argv)
 		{ "samples", 1, 0, 'S' }, { "xf-prog", 1, 0, 'x' },
 		{ "xf-map4", 1, 0, 'a' }, { "xf-map6", 1, 0, 'b' },
 		{ "send", 1, 0, 's' }, { "dst-mac", 1, 0, 'm' },
+		{ "hold", 1, 0, 'H' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *obj = "tools/cfctl/" NFCF_PROG_OBJ, *peers = "bench/xdp/peers.bpf.o";
-	const char *xfmap[2] = { NULL, NULL }, *send = NULL;
+	const char *xfmap[2] = { NULL, NULL }, *send = NULL, *hold = NULL;
 	bool obj_set = false;
 	unsigned int id[2] = { 0, 0 }, fams[2] = { 4, 6 }, xfprog = 0;
 	int nfam = 2, c, i, r, m, order[C_MAX], nc = 0;
@@ -651,6 +674,7 @@ int main(int argc, char **argv)
 		case 'a': xfmap[0] = optarg; break;
 		case 'b': xfmap[1] = optarg; break;
 		case 's': send = optarg; break;
+		case 'H': hold = optarg; break;
 		case 'm':
 			if (sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dst_mac[0],
 				   &dst_mac[1], &dst_mac[2], &dst_mac[3], &dst_mac[4],
@@ -664,7 +688,7 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	if (send)
-		return send_frames(obj_set ? obj : "bench/xdp/send.bpf.o", send,
+		return send_frames(obj_set ? obj : "bench/xdp/send.bpf.o", send, hold,
 				   fams[0]);
 	for (c = 0; c < C_MAX; c++)
 		prog[c][0] = prog[c][1] = -1;
