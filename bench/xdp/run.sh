@@ -28,7 +28,7 @@
 # the module is the tree's, built for KVER, or BENCH_KO_DIR's (make
 # check's: bench/vmrun.sh, bench_module); boots the VM once
 # (selftests/vm/vm.sh, 4 GB) to run bench/xdp/in_vm.sh (which says what
-# is measured).  KVER: 6.1.0-56-amd64 unless set.  Run it under `nice -n
+# is measured).  KVER: scripts/kver.sh's unless set.  Run it under `nice -n
 # 19` on a shared machine.
 # Exit status: 0; 1 if a build, the VM or the report failed.
 
@@ -69,7 +69,7 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-KVER=${KVER:-6.1.0-56-amd64}
+KVER=${KVER:-$("$REPO/scripts/kver.sh")} || exit 1
 nfam=$(wc -w <<<"$FAMILIES")
 # Under TCG: some 60 s per million flows and family to build, load and
 # save; a test run of 1M repeats some seconds.
