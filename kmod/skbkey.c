@@ -61,9 +61,11 @@ static bool nfcf_proto_has_ports(u8 proto)
 /*
  * The ports of the L4 header at @off, if the packet (ending at @end) holds
  * them.  Return: the valid fields (all of them, or all but the ports).
+ * Inline in both families' walks: a call and a return a packet less.
  */
-static u32 nfcf_skb_ports(struct nf_cuckoo_flow_key *k, const struct sk_buff *skb,
-			  unsigned int off, unsigned int end)
+static __always_inline u32 nfcf_skb_ports(struct nf_cuckoo_flow_key *k,
+					  const struct sk_buff *skb,
+					  unsigned int off, unsigned int end)
 {
 	__be16 _ports[2];
 	const __be16 *ports;
