@@ -35,11 +35,12 @@
 /*
  * A key the filter does not take whole: a copy, finished (the fields it
  * does not key zeroed, a bidirectional key's ends put in order) and
- * looked up.
+ * looked up.  Out of line, so that the kfuncs' own frames hold no copy
+ * (gcc inlines it on 6.12 unless told).
  */
-static cf_pkt_text bool nfcf_kfunc_match_copy(const struct nfcf_filter *f,
-					      const struct nfcf_conf *conf,
-					      const struct nf_cuckoo_flow_key *key)
+static noinline cf_pkt_text bool nfcf_kfunc_match_copy(const struct nfcf_filter *f,
+						       const struct nfcf_conf *conf,
+						       const struct nf_cuckoo_flow_key *key)
 {
 	struct nf_cuckoo_flow_key k = *key;
 
