@@ -282,6 +282,7 @@ k7=$(scripts/kver.sh --pinned7)
 # the first module's build only the build root's downloads (20 s to
 # 10 s on 2 CPUs; the first module's 19 s to 10 s).
 build_shared() {
+	scripts/lint.sh --tools || return
 	make -s -j"$(nproc)" -C tools/cfctl cfctl cfctl_fake test_parse \
 		test_parse_asan nf_cuckoo.bpf.o &&
 		make -s -j"$(nproc)" -C tools/xt &&
