@@ -426,6 +426,14 @@ static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
 	return enabled;
 }
 
+/* nfcf_filter_match() of a key finished already, or that needs no finish. */
+static inline bool nfcf_filter_match_finished(const struct nfcf_filter *f,
+					      const struct nfcf_conf *conf,
+					      const struct nf_cuckoo_flow_key *k)
+{
+	return nfcf_filter_lookup(f, k) != conf->invert;
+}
+
 /**
  * nfcf_filter_match - the packet path's question (under rcu_read_lock())
  * @f:		a filter from a hook entry's list
@@ -442,7 +450,7 @@ static inline bool nfcf_filter_match(const struct nfcf_filter *f,
 				     struct nf_cuckoo_flow_key *k)
 {
 	nfcf_flowkey_finish(k, &f->ks);
-	return nfcf_filter_lookup(f, k) != conf->invert;
+	return nfcf_filter_match_finished(f, conf, k);
 }
 
 /**

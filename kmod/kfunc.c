@@ -81,7 +81,7 @@ static __always_inline int nfcf_kfunc_test(const struct net *net, u32 id,
 	 * is (finishing it would change nothing): no copy on its stack.
 	 */
 	if (nfcf_key_spec_whole(&f->ks))
-		hit = nfcf_filter_lookup(f, key) != conf->invert;
+		hit = nfcf_filter_match_finished(f, conf, key);
 	else
 		hit = nfcf_kfunc_match_copy(f, conf, key);
 	nfcf_filter_count_path(f, hit, path);

@@ -221,7 +221,7 @@ static void nfcf_net_show(struct nfcf_net *nn, struct nfcf_filter *f)
 	lockdep_assert_held(&nn->lock);
 	/* The entry exists (reserved), so nothing is allocated. */
 	WARN_ON_ONCE(xa_err(xa_store(&nn->ids, f->id, f, GFP_KERNEL)));
-	rcu_assign_pointer(nn->live[f->id % NFCF_LIVE_SLOTS], f);
+	rcu_assign_pointer(*nfcf_net_live_slot(nn, f->id), f);
 }
 
 /**
@@ -362,11 +362,14 @@ struct nfcf_filter *nfcf_net_live_slow(struct nfcf_net *nn, u32 id)
 
 static void nfcf_net_unlink(struct nfcf_net *nn, struct nfcf_filter *f)
 {
+	struct nfcf_filter __rcu **slot;
+
 	lockdep_assert_held(&nn->lock);
 	list_del(&f->node);
 	xa_erase(&nn->ids, f->id);
-	if (rcu_access_pointer(nn->live[f->id % NFCF_LIVE_SLOTS]) == f)
-		RCU_INIT_POINTER(nn->live[f->id % NFCF_LIVE_SLOTS], NULL);
+	slot = nfcf_net_live_slot(nn, f->id);
+	if (rcu_access_pointer(*slot) == f)
+		RCU_INIT_POINTER(*slot, NULL);
 	if (!f->loading)
 		nfcf_hooks_unlink(nn, f);
 	mutex_lock(&f->lock);

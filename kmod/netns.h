@@ -97,6 +97,13 @@ int nfcf_net_destroy(struct nfcf_net *nn, struct nfcf_filter *f,
 		     struct netlink_ext_ack *extack);
 struct nfcf_filter *nfcf_net_live_slow(struct nfcf_net *nn, u32 id);
 
+/* The slot of @nn->live that caches id @id. */
+static inline struct nfcf_filter __rcu **nfcf_net_live_slot(struct nfcf_net *nn,
+							    u32 id)
+{
+	return &nn->live[id % NFCF_LIVE_SLOTS];
+}
+
 extern unsigned int nfcf_net_id;
 
 /*
@@ -127,7 +134,7 @@ static inline struct nfcf_filter *nfcf_net_live_rcu(const struct net *net,
 	struct nfcf_net *nn = nfcf_net_rcu(net);
 	struct nfcf_filter *f;
 
-	f = nfcf_deref_pkt(nn->live[id % NFCF_LIVE_SLOTS]);
+	f = nfcf_deref_pkt(*nfcf_net_live_slot(nn, id));
 	if (likely(f && READ_ONCE(f->id) == id))
 		return f;
 	return nfcf_net_live_slow(nn, id);

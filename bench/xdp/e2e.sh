@@ -133,13 +133,13 @@ if [ "$(nproc)" -ge 2 ]; then
 	RXCPU=1
 fi
 rx_pin() {
-	local p
+	local p pids
 	[ -n "$RXCPU" ] || return 0
 	echo 1 >/sys/class/net/xer/threaded || return 1
-	for p in $(pgrep '^napi/xer'); do
+	pids=$(pgrep '^napi/xer') || { echo "# e2e: no napi/xer thread"; return 1; }
+	for p in $pids; do
 		taskset -pc "$RXCPU" "$p" >/dev/null || return 1
 	done
-	pgrep '^napi/xer' >/dev/null || { echo "# e2e: no napi/xer thread"; return 1; }
 }
 
 # One round: the sender for a second and $SECS more, counting $2's
