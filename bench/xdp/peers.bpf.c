@@ -67,11 +67,7 @@ struct {
 static __always_inline bool xb_parse(struct xdp_md *ctx,
 				     struct nf_cuckoo_flow_key *k)
 {
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = true,
-		.len = bpf_xdp_get_buff_len(ctx),
-	};
+	struct nfcf_pkt p = nfcf_xdp_pkt(ctx);
 
 	return nfcf_key(k, &p) == NF_CUCKOO_KEY_ALL;
 }
@@ -137,11 +133,7 @@ SEC("xdp")
 int xb_cuckoo(struct xdp_md *ctx)
 {
 	struct nf_cuckoo_flow_key k = {};
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = true,
-		.len = bpf_xdp_get_buff_len(ctx),
-	};
+	struct nfcf_pkt p = nfcf_xdp_pkt(ctx);
 	__u32 fields = nfcf_key(&k, &p);
 
 	if (!fields)

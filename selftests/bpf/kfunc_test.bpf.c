@@ -47,11 +47,7 @@ int xdp_test(struct xdp_md *ctx)
 {
 	struct nf_cuckoo_flow_key k = {};
 	__u32 zero = 0, *id, fields;
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = true,
-		.len = bpf_xdp_get_buff_len(ctx),
-	};
+	struct nfcf_pkt p = nfcf_xdp_pkt(ctx);
 	int ret;
 
 	fields = nfcf_key(&k, &p);
@@ -68,12 +64,7 @@ int tc_test(struct __sk_buff *ctx)
 {
 	struct nf_cuckoo_flow_key k = {};
 	__u32 zero = 0, *id, fields;
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = false,
-		.len = ctx->len,
-		.gso = ctx->gso_size != 0,
-	};
+	struct nfcf_pkt p = nfcf_skb_pkt(ctx);
 	int ret;
 
 	fields = nfcf_key(&k, &p);

@@ -33,12 +33,18 @@
  * headers: a walk of fixed bound would let a listed sender through by
  * chaining one header more than the bound.
  *
- * Bytes are read with bpf_xdp_load_bytes() and bpf_skb_load_bytes() at
- * offsets computed from the headers, never through packet pointers: the
- * helpers check every read against the packet's real length (the frags
- * of a multi-buffer XDP frame or a non-linear skb included), and the
- * verifier has no packet ranges to follow through the variable-length
- * headers, so the same code loads on every kernel from 6.1 on.
+ * Each header is copied to the stack at an offset computed from the
+ * headers before it, and parsed from there (nfcf_load()).  The copy
+ * reads through packet pointers, checked against the end of the linear
+ * data: a few loads, where bpf_xdp_load_bytes() costs a helper call and
+ * a memcpy() call per header, most of what the program cost a packet.
+ * An XDP frame is linear whole (the program is not frags-aware, so the
+ * kernel never hands it a multi-buffer frame); what lies outside the
+ * linear data of an skb, or past the offsets the verifier follows
+ * through packet pointers, is read by bpf_skb_load_bytes() or
+ * bpf_xdp_load_bytes(), which check it against the packet's real length.
+ * Either way a header that does not fit the packet is not read, and the
+ * same code loads on every kernel from 6.1 on.
  *
  * A match drops (XDP_DROP, TC_ACT_SHOT); anything else, an error of the
  * kfunc included (no such filter: -ENOENT), lets the packet go on:
@@ -67,11 +73,7 @@ SEC("xdp")
 int nf_cuckoo_xdp(struct xdp_md *ctx)
 {
 	struct nf_cuckoo_flow_key k = {};
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = true,
-		.len = bpf_xdp_get_buff_len(ctx),
-	};
+	struct nfcf_pkt p = nfcf_xdp_pkt(ctx);
 	__u32 id = nfcf_filter_id, fields;
 
 	if (!id)
@@ -88,12 +90,7 @@ SEC("tc")
 int nf_cuckoo_tc(struct __sk_buff *ctx)
 {
 	struct nf_cuckoo_flow_key k = {};
-	struct nfcf_pkt p = {
-		.ctx = ctx,
-		.xdp = false,
-		.len = ctx->len,
-		.gso = ctx->gso_size != 0,
-	};
+	struct nfcf_pkt p = nfcf_skb_pkt(ctx);
 	__u32 id = nfcf_filter_id, fields;
 
 	if (!id)

@@ -41,19 +41,96 @@
 
 /*
  * Where the parser reads: the program's context, which of the two helpers
- * reads it, the packet's length, and whether the kernel says the packet
- * is a GSO one (whose IP length fields may be 0).
+ * reads it, its linear data (packet pointers, taken where the context's
+ * type is known), the packet's length, and whether the kernel says the
+ * packet is a GSO one (whose IP length fields may be 0).
  */
 struct nfcf_pkt {
 	void *ctx;
+	const __u8 *data;
+	const __u8 *end;
 	bool xdp;
 	__u32 len;
 	bool gso;
 };
 
+/*
+ * An XDP frame's: linear, so its length is that of its data (no
+ * bpf_xdp_get_buff_len() call per packet).
+ */
+static __always_inline struct nfcf_pkt nfcf_xdp_pkt(struct xdp_md *ctx)
+{
+	struct nfcf_pkt p = {
+		.ctx = ctx,
+		.data = (const __u8 *)(long)ctx->data,
+		.end = (const __u8 *)(long)ctx->data_end,
+		.xdp = true,
+		.len = ctx->data_end - ctx->data,
+	};
+
+	return p;
+}
+
+/* A tc program's skb, linear or not. */
+static __always_inline struct nfcf_pkt nfcf_skb_pkt(struct __sk_buff *ctx)
+{
+	struct nfcf_pkt p = {
+		.ctx = ctx,
+		.data = (const __u8 *)(long)ctx->data,
+		.end = (const __u8 *)(long)ctx->data_end,
+		.xdp = false,
+		.len = ctx->len,
+		.gso = ctx->gso_size != 0,
+	};
+
+	return p;
+}
+
+/*
+ * The furthest offset read through packet pointers; beyond it a header
+ * is read by the helper.  The verifier follows a packet pointer plus a
+ * variable offset only while the offset is below 64 KB.
+ */
+#define NFCF_DIRECT_OFF_MAX	0x7fff
+
+/*
+ * The alignment nfcf_load() may assume of packet data, which need not be
+ * aligned at all (an IP header usually sits 2 bytes off a word).  With
+ * 4, clang copies a header a word at a time; the verifier accepts such
+ * loads where the kernel has efficient unaligned access (x86, arm64,
+ * s390, powerpc), and refuses them elsewhere.  There clang knows nothing
+ * of the kernel's architecture (-target bpf): the build sets 1, byte
+ * loads (tools/cfctl/Makefile).
+ */
+#ifndef NFCF_PKT_ALIGN
+#define NFCF_PKT_ALIGN		4
+#endif
+
+/* What nfcf_load() reads into: whole words on the stack. */
+#define NFCF_WORDS		__attribute__((__aligned__(4)))
+
+/*
+ * @len bytes at @off into @buf.  Where they lie in the packet's linear
+ * part (all of an XDP frame: the programs are not frags-aware, so the
+ * kernel hands them linear frames only), they are read through packet
+ * pointers: a few loads, where a helper costs two calls.  Anything else
+ * (a non-linear skb's rest, an offset past NFCF_DIRECT_OFF_MAX, a header
+ * that does not fit the packet) goes to the helper, which checks it
+ * against the packet's real length.
+ */
 static __always_inline int nfcf_load(const struct nfcf_pkt *p, __u32 off,
 				     void *buf, __u32 len)
 {
+	const __u8 *data;
+
+	if (off <= NFCF_DIRECT_OFF_MAX) {
+		data = p->data + off;
+		if (data + len <= p->end) {
+			__builtin_memcpy(buf, __builtin_assume_aligned(data, NFCF_PKT_ALIGN),
+					 len);
+			return 0;
+		}
+	}
 	if (p->xdp)
 		return bpf_xdp_load_bytes(p->ctx, off, buf, len);
 	return bpf_skb_load_bytes(p->ctx, off, buf, len);
@@ -86,7 +163,7 @@ static __always_inline __u32 nfcf_ports(struct nf_cuckoo_flow_key *k,
 					const struct nfcf_pkt *p,
 					__u32 off, __u32 end)
 {
-	__be16 ports[2];
+	__be16 ports[2] NFCF_WORDS;
 
 	if (!nfcf_proto_has_ports(k->proto))
 		return NF_CUCKOO_KEY_ALL;
@@ -102,7 +179,7 @@ static __always_inline __u32 nfcf_ports(struct nf_cuckoo_flow_key *k,
 static __always_inline __u32 nfcf_key4(struct nf_cuckoo_flow_key *k,
 				       const struct nfcf_pkt *p, __u32 nhoff)
 {
-	struct iphdr iph;
+	struct iphdr iph NFCF_WORDS;
 	__u32 hlen, tot;
 
 	/* Once read, nhoff + sizeof(iph) <= p->len. */
@@ -151,7 +228,7 @@ static long nfcf_ext_step(__u32 i, void *data)
 		__u8 hdrlen;
 		__be16 frag_off;
 		__be32 ident;
-	} h;
+	} h NFCF_WORDS;
 	__u32 hlen;
 
 	if (!nfcf_ipv6_ext(w->nexthdr))
@@ -187,7 +264,7 @@ static long nfcf_ext_step(__u32 i, void *data)
 static __always_inline __u32 nfcf_key6(struct nf_cuckoo_flow_key *k,
 				       const struct nfcf_pkt *p, __u32 nhoff)
 {
-	struct ipv6hdr ip6h;
+	struct ipv6hdr ip6h NFCF_WORDS;
 	struct nfcf_walk w = {};
 	__u32 plen, steps;
 
@@ -206,9 +283,7 @@ static __always_inline __u32 nfcf_key6(struct nf_cuckoo_flow_key *k,
 	k->family = NF_CUCKOO_FAMILY_IPV6;
 	__builtin_memcpy(k->src, &ip6h.saddr, sizeof(k->src));
 	__builtin_memcpy(k->dst, &ip6h.daddr, sizeof(k->dst));
-	w.pkt.ctx = p->ctx;
-	w.pkt.xdp = p->xdp;
-	w.pkt.len = p->len;
+	w.pkt = *p;
 	w.off = nhoff + sizeof(ip6h);
 	w.end = w.off + plen;
 	w.nexthdr = ip6h.nexthdr;
@@ -239,7 +314,7 @@ static __always_inline __u32 nfcf_key6(struct nf_cuckoo_flow_key *k,
 static __always_inline __u32 nfcf_key(struct nf_cuckoo_flow_key *k,
 				      const struct nfcf_pkt *p)
 {
-	struct ethhdr eth;
+	struct ethhdr eth NFCF_WORDS;
 	__u32 off = sizeof(eth);
 	__be16 proto;
 	int i;
@@ -249,7 +324,7 @@ static __always_inline __u32 nfcf_key(struct nf_cuckoo_flow_key *k,
 	proto = eth.h_proto;
 	for (i = 0; i < 2; i++) {
 		/* TCI, then the encapsulated type. */
-		__be16 tag[2];
+		__be16 tag[2] NFCF_WORDS;
 
 		if (proto != bpf_htons(ETH_P_8021Q) &&
 		    proto != bpf_htons(NFCF_ETH_P_8021AD))
