@@ -35,7 +35,7 @@
 #ifndef _NF_CUCKOO_STAGES_H
 #define _NF_CUCKOO_STAGES_H
 
-#include "cuckoo.h"
+#include "cuckoo_read.h"
 
 #define CF_STAGES_MAX		16
 #define CF_STAGES_DEFAULT	8
@@ -119,16 +119,16 @@ bool cf_stages_lookup(const struct cf_stages *s, u32 n, const void *key,
  * @key:	the key
  * @len:	its bytes
  *
- * One stage, the common case, costs what cf_contains() does: inline, as
- * the packet path asks it for every packet.
+ * One stage, the common case, is cf_contains_inline(): the packet path
+ * asks it for every packet.
  */
-static inline bool cf_stages_contains(const struct cf_stages *s,
-				      const void *key, u32 len)
+static __always_inline bool cf_stages_contains(const struct cf_stages *s,
+					       const void *key, u32 len)
 {
 	u32 n = CF_LOAD_ACQUIRE(s->n);
 
 	if (likely(n == 1))
-		return cf_contains(cf_stages_get(s, 0), key, len);
+		return cf_contains_inline(cf_stages_get(s, 0), key, len);
 	return cf_stages_lookup(s, n, key, len);
 }
 bool cf_stages_contains_any(const struct cf_stages *s, const void *keys,

@@ -390,8 +390,8 @@ bool nfcf_filter_lookup_px(const struct nfcf_filter *f,
  *
  * Without prefixes of the key's family, one cf_contains() of each stage.
  */
-static inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
-				      const struct nf_cuckoo_flow_key *k)
+static __always_inline bool nfcf_filter_lookup(const struct nfcf_filter *f,
+					       const struct nf_cuckoo_flow_key *k)
 {
 	const struct nfcf_prefixes *px = nfcf_deref_pkt(f->px);
 
@@ -427,9 +427,9 @@ static inline bool nfcf_filter_enabled(struct nfcf_filter *f)
 }
 
 /* nfcf_filter_match() of a key finished already, or that needs no finish. */
-static inline bool nfcf_filter_match_finished(const struct nfcf_filter *f,
-					      const struct nfcf_conf *conf,
-					      const struct nf_cuckoo_flow_key *k)
+static __always_inline bool nfcf_filter_match_finished(const struct nfcf_filter *f,
+						       const struct nfcf_conf *conf,
+						       const struct nf_cuckoo_flow_key *k)
 {
 	return nfcf_filter_lookup(f, k) != conf->invert;
 }
@@ -445,9 +445,9 @@ static inline bool nfcf_filter_match_finished(const struct nfcf_filter *f,
  * holding its addresses is, or with invert neither).  Count it with
  * nfcf_filter_count().
  */
-static inline bool nfcf_filter_match(const struct nfcf_filter *f,
-				     const struct nfcf_conf *conf,
-				     struct nf_cuckoo_flow_key *k)
+static __always_inline bool nfcf_filter_match(const struct nfcf_filter *f,
+					      const struct nfcf_conf *conf,
+					      struct nf_cuckoo_flow_key *k)
 {
 	nfcf_flowkey_finish(k, &f->ks);
 	return nfcf_filter_match_finished(f, conf, k);

@@ -80,6 +80,18 @@ struct nfcf_hook_ent {
 	bool want;
 };
 
+/*
+ * nfcf_filter_match() out of line: the walk below asks each filter of its
+ * list in turn, and one copy of the lookup, apart, keeps the walk's own
+ * code within a page (cf_pkt_text).
+ */
+static noinline cf_pkt_text bool nfcf_hook_match(const struct nfcf_filter *f,
+						 const struct nfcf_conf *conf,
+						 struct nf_cuckoo_flow_key *k)
+{
+	return nfcf_filter_match(f, conf, k);
+}
+
 /* Consult the filters of @e; NF_DROP or NF_ACCEPT. */
 static unsigned int nfcf_hook_walk(const struct nfcf_hook_ent *e,
 				   struct sk_buff *skb,
@@ -111,7 +123,7 @@ static unsigned int nfcf_hook_walk(const struct nfcf_hook_ent *e,
 			continue;
 
 		k = pkt;
-		hit = nfcf_filter_match(f, conf, &k);
+		hit = nfcf_hook_match(f, conf, &k);
 		if (hit && conf->action == NF_CUCKOO_ACTION_MARK) {
 			skb->mark = (skb->mark & ~conf->mark_mask) |
 				    (conf->mark & conf->mark_mask);
