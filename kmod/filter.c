@@ -1036,7 +1036,7 @@ int nfcf_filter_load_finish(struct nfcf_filter *f, u32 portid, bool *abort)
 /**
  * nfcf_filter_pkt_stats - sum the per-CPU packet counters
  * @f:	the filter
- * @st:	the sums
+ * @st:	the sums; lookups and matches of every path
  */
 void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 {
@@ -1067,6 +1067,8 @@ void nfcf_filter_pkt_stats(struct nfcf_filter *f, struct nfcf_pkt_stats *st)
 		for (i = 0; i < NFCF_PATHS; i++) {
 			st->path_lookups[i] += c.path_lookups[i];
 			st->path_matches[i] += c.path_matches[i];
+			st->lookups += c.path_lookups[i];
+			st->matches += c.path_matches[i];
 		}
 	}
 }

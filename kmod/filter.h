@@ -73,8 +73,10 @@ enum nfcf_path {
 /**
  * struct nfcf_pcpu_stats - per-CPU packet counters
  *
- * lookups and matches count every path; path_lookups and path_matches
- * the share of each path that is not the filter's hook (enum nfcf_path).
+ * lookups and matches count the filter's hook; path_lookups and
+ * path_matches each other path (enum nfcf_path).  A packet is counted
+ * once, where it was asked about: the sums (struct nfcf_pkt_stats) add
+ * the paths to the hook's.
  */
 struct nfcf_pcpu_stats {
 	u64_stats_t lookups;
@@ -86,6 +88,7 @@ struct nfcf_pcpu_stats {
 	struct u64_stats_sync syncp;
 };
 
+/* The sums: lookups and matches of every path, the hook's included. */
 struct nfcf_pkt_stats {
 	u64 lookups;
 	u64 matches;
@@ -505,12 +508,9 @@ static inline void nfcf_filter_count_path(struct nfcf_filter *f, bool hit,
 	unsigned long flags;
 
 	flags = u64_stats_update_begin_irqsave(&st->syncp);
-	u64_stats_inc(&st->lookups);
 	u64_stats_inc(&st->path_lookups[path]);
-	if (hit) {
-		u64_stats_inc(&st->matches);
+	if (hit)
 		u64_stats_inc(&st->path_matches[path]);
-	}
 	u64_stats_update_end_irqrestore(&st->syncp, flags);
 }
 
