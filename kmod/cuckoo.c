@@ -702,15 +702,9 @@ static __always_inline bool cf_b4_lookup(const struct cuckoo_filter *cf,
 					struct cf_hash h)
 {
 	u32 seq = CF_READ(cf->seq);
-	bool hit, stands;
 
 	cf_rmb();
-	hit = cf_b4_probe(cf, &h);
-	cf_rmb();
-	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
-	if (likely(hit | stands))
-		return hit;
-	return cf_contains_again(cf, h);
+	return cf_lookup_end(cf, h, seq, cf_b4_probe(cf, &h));
 }
 
 static cf_noinline bool cf_b4_lookup_out(const struct cuckoo_filter *cf,
@@ -754,7 +748,6 @@ cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
 		return cf_ss_lookup_any(cf, h);
 	}
 }
-
 
 cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
 			     u32 len)

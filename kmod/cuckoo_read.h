@@ -296,6 +296,22 @@ bool cf_contains_again(const struct cuckoo_filter *cf, struct cf_hash h);
 bool cf_lookup_wide(const struct cuckoo_filter *cf, struct cf_hash h);
 
 /*
+ * The end of a lookup begun when the sequence counter read @seq: @hit if
+ * it stands, else a look again (cf_lookup()).
+ */
+static __always_inline bool cf_lookup_end(const struct cuckoo_filter *cf,
+					  struct cf_hash h, u32 seq, bool hit)
+{
+	bool stands;
+
+	cf_rmb();
+	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
+	if (likely(hit | stands))
+		return hit;
+	return cf_contains_again(cf, h);
+}
+
+/*
  * One lookup of a hashed key, for one geometry, all of it inline: the
  * packet path's.  The sequence counter's protocol is cf_contains_hashed()'s,
  * but its loop is split so that the answer is not a branch: the counter is
@@ -311,15 +327,9 @@ static __always_inline bool cf_lookup(const struct cuckoo_filter *cf,
 				      unsigned int f, unsigned int b)
 {
 	u32 seq = CF_READ(cf->seq);
-	bool hit, stands;
 
 	cf_rmb();
-	hit = cf_probe(cf, &h, f, b);
-	cf_rmb();
-	stands = !((seq & 1) | (CF_READ(cf->seq) ^ seq));
-	if (likely(hit | stands))
-		return hit;
-	return cf_contains_again(cf, h);
+	return cf_lookup_end(cf, h, seq, cf_probe(cf, &h, f, b));
 }
 
 /*
