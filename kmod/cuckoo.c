@@ -752,12 +752,9 @@ cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
 cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
 			     u32 len)
 {
-	u32 c, second;
-
 	if (likely(len == CF_FLOW_KEY_LEN))
-		return cf_contains_inline(cf, key, len);
-	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
-	return cf_contains_pair(cf, c, second);
+		return cf_contains_len(cf, key, CF_FLOW_KEY_LEN);
+	return cf_contains_len(cf, key, len);
 }
 
 /**

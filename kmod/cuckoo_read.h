@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The filter core's reader, inline: what a lookup of one key does, for
- * the callers that make one per packet (cf_contains_inline(): XDP and tc
- * programs, iptables rules).  A lookup is a few dozen instructions, and a
+ * the callers that make one per packet (cf_contains_inline(), through
+ * cf_stages_contains(): XDP and tc programs, iptables rules, the hook).  A lookup is a few dozen instructions, and a
  * call and return around them cost a sizeable share of it; so, as
  * rhashtable.h does for its lookup, the layout of the filter and the
  * lookup's common path live here, and the core (cuckoo.c) builds its own
@@ -358,6 +358,16 @@ static __always_inline bool cf_contains_pair(const struct cuckoo_filter *cf,
 	}
 }
 
+/* A key of @len bytes hashed and looked up: cf_contains() for one @len. */
+static __always_inline bool cf_contains_len(const struct cuckoo_filter *cf,
+					    const void *key, u32 len)
+{
+	u32 c, second;
+
+	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	return cf_contains_pair(cf, c, second);
+}
+
 /**
  * cf_contains_inline - cf_contains(), inline in the caller
  * @cf:		the filter
@@ -372,13 +382,9 @@ static __always_inline bool cf_contains_pair(const struct cuckoo_filter *cf,
 static __always_inline bool cf_contains_inline(const struct cuckoo_filter *cf,
 					       const void *key, u32 len)
 {
-	u32 c, second;
-
-	if (unlikely(len != CF_FLOW_KEY_LEN))
-		return cf_contains(cf, key, len);
-	c = cf_jhash_pair(key, CF_FLOW_KEY_LEN, cf->seed_lo, cf->seed_hi,
-			  &second);
-	return cf_contains_pair(cf, c, second);
+	if (likely(len == CF_FLOW_KEY_LEN))
+		return cf_contains_len(cf, key, CF_FLOW_KEY_LEN);
+	return cf_contains(cf, key, len);
 }
 
 #endif /* _NF_CUCKOO_READ_H */
