@@ -54,10 +54,11 @@ unsigned long cf_hash_calls;
  * buckets, and whose bucket words it reads before it compares any: see
  * cf_batch_group().
  *
- * Where the compiler may use SIMD registers, a group is hashed with the
- * keys in the inner loops, cf_jhash_pair_many(), which it spreads over
- * SIMD lanes; without SIMD those loops only add loads and stores, and keys
- * are hashed one by one.  Once hashing is cheap, the wait for a group's
+ * Where the compiler may use SIMD registers, a jhash filter's group is
+ * hashed with the keys in the inner loops, cf_jhash_pair_many(), which it
+ * spreads over SIMD lanes; without SIMD those loops only add loads and
+ * stores, and keys are hashed one by one, as the word hash's always are
+ * (its 64-bit multiplies have no SSE2 form).  Once hashing is cheap, the wait for a group's
  * last reads weighs more, and larger groups pay; each key costs the group
  * 29 bytes of stack.
  */
@@ -181,6 +182,8 @@ static const char *cf_params_check(struct cf_params *p)
 		return "bucket size must be 2, 4 or 8";
 	if (p->max_kicks > CF_MAX_KICKS_MAX)
 		return "too many kicks";
+	if (p->hash >= CF_HASH_COUNT)
+		return "unknown hash function";
 	if (!p->fp_bits) {
 		if (!p->fpr_ppb) {
 			p->fp_bits = CF_FP_BITS_DEFAULT;
@@ -768,7 +771,7 @@ cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
 void cf_key_hash(const struct cuckoo_filter *cf, const void *key, u32 len,
 		 struct cf_key_hash *kh)
 {
-	kh->c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &kh->second);
+	kh->c = cf_key_pair(cf, key, len, &kh->second);
 }
 
 /*
@@ -1032,15 +1035,16 @@ static __always_inline u32 cf_batch_group(const struct cuckoo_filter *cf,
 
 	/*
 	 * c lands in i1, the second hash in fp.  Only a constant m lets the
-	 * compiler vectorise cf_jhash_pair_many().
+	 * compiler vectorise cf_jhash_pair_many() (a jhash filter's).
 	 */
-	if (CF_BATCH_SIMD && __builtin_constant_p(m))
-		cf_jhash_pair_many(keys, key_len, m, cf->seed_lo, cf->seed_hi,
-				   i2, fp, i1);
+	if (CF_BATCH_SIMD && __builtin_constant_p(m) &&
+	    cf->hash == CF_HASH_JHASH)
+		cf_jhash_pair_many(keys, key_len, m, (u32)cf->seed,
+				   (u32)(cf->seed >> 32), i2, fp, i1);
 	else
 		for (k = 0; k < m; k++)
-			i1[k] = cf_jhash_pair(keys + (u64)k * key_len, key_len,
-					      cf->seed_lo, cf->seed_hi, &fp[k]);
+			i1[k] = cf_key_pair(cf, keys + (u64)k * key_len,
+					    key_len, &fp[k]);
 	for (k = 0; k < m; k++) {
 		cf_hash_set(cf, i1[k], fp[k], &h);
 		i1[k] = h.i1;
@@ -1964,9 +1968,7 @@ int cf_create(struct cuckoo_filter **out, const struct cf_params *in)
 	cf->max_kicks = p.max_kicks;
 	cf->lent = p.lent_scratch;
 	cf->seed = p.seed;
-	/* The two initvals of cf_jhash_pair(): the whole seed counts. */
-	cf->seed_lo = (u32)p.seed;
-	cf->seed_hi = (u32)(p.seed >> 32);
+	cf->hash = p.hash;
 	err = -ENOMEM;
 	cf->table = cf_zalloc(cf->table_words * sizeof(u64));
 	if (!cf->table)
@@ -2003,6 +2005,7 @@ void cf_get_params(const struct cuckoo_filter *cf, struct cf_params *p)
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
 		.encoding = cf_semisorted(cf) ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
+		.hash = cf->hash,
 		.lent_scratch = cf->lent,
 	};
 }
@@ -2049,17 +2052,29 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st)
 
 /* ---- Raw export and import. ---- */
 
+/*
+ * The oldest version that can say what @cf is, so that a jhash filter's
+ * image stays readable by the modules that wrote it (cuckoo.h).
+ */
+static u16 cf_image_version_of(const struct cuckoo_filter *cf)
+{
+	if (cf->hash != CF_HASH_JHASH)
+		return CF_IMAGE_VERSION;
+	return cf_semisorted(cf) ? 3 : CF_IMAGE_VERSION_MIN;
+}
+
 void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img)
 {
 	*img = (struct cf_image){
 		.magic = CF_IMAGE_MAGIC,
-		.version = cf_semisorted(cf) ? CF_IMAGE_VERSION :
-					       CF_IMAGE_VERSION_MIN,
+		.version = cf_image_version_of(cf),
 		.fp_bits = cf->fp_bits,
 		.bucket_size = cf->bucket_size,
 		.nbuckets = cf->nbuckets,
 		.max_kicks = cf->max_kicks,
 		.encoding = cf_semisorted(cf) ? CF_ENC_SEMISORT : CF_ENC_PLAIN,
+		/* Versions before 4 keep the byte 0: jhash. */
+		.hash = cf->hash == CF_HASH_JHASH ? 0 : cf->hash,
 		.capacity = cf->capacity,
 		.seed = cf->seed,
 		.victim = CF_READ(cf->victim),
@@ -2101,7 +2116,10 @@ static bool cf_image_ok(const struct cf_image *img)
 	    img->version > CF_IMAGE_VERSION ||
 	    img->fp_bits < CF_FP_BITS_MIN || img->fp_bits > CF_FP_BITS_MAX ||
 	    !cf_bucket_size_ok(img->bucket_size) || !img->max_kicks ||
-	    img->max_kicks > CF_MAX_KICKS_MAX || img->reserved)
+	    img->max_kicks > CF_MAX_KICKS_MAX)
+		return false;
+	/* Before version 4 the hash's byte was reserved (0): jhash. */
+	if (img->version < 4 ? img->hash != 0 : img->hash >= CF_HASH_COUNT)
 		return false;
 	/* Version 2 kept the encoding's byte reserved: plain buckets. */
 	if ((img->version < 3 && img->encoding) ||
@@ -2124,6 +2142,12 @@ static bool cf_image_ok(const struct cf_image *img)
 	return vfp && !(vfp & ~(u64)fp_mask) && vb < img->nbuckets;
 }
 
+/* The hash function of a header cf_image_params() accepts. */
+enum cf_hashfn cf_image_hashfn(const struct cf_image *img)
+{
+	return img->version < 4 ? CF_HASH_JHASH : img->hash;
+}
+
 int cf_image_params(const struct cf_image *img, struct cf_params *p)
 {
 	if (!cf_image_ok(img))
@@ -2135,6 +2159,7 @@ int cf_image_params(const struct cf_image *img, struct cf_params *p)
 		.fp_bits = img->fp_bits,
 		.bucket_size = img->bucket_size,
 		.encoding = img->encoding,
+		.hash = cf_image_hashfn(img),
 	};
 	return 0;
 }

@@ -22,11 +22,11 @@
  * fills CF_DESIGN_LOAD of the slots, hence bits per item is
  * f / CF_DESIGN_LOAD (12.57 for f = 12, b = 4) for any capacity.
  *
- * Keys are hashed once, with lookup3's hashlittle2 built from the kernel's
- * jhash rounds (cf_jhash.h, the same code in the module and in userspace),
- * seeded with both halves of the filter's 64-bit seed.  That pass yields
- * two 32-bit hashes: one picks the bucket, the other the fingerprint, so
- * large filters do not pay for a 32-bit collision floor.
+ * Keys are hashed once, seeded with the filter's 64-bit seed, eight bytes
+ * a step (cf_whash.h; filters made before it, and their images, keep
+ * lookup3's hashlittle2 built from the kernel's jhash rounds, cf_jhash.h).
+ * That pass yields two 32-bit hashes: one picks the bucket, the other the
+ * fingerprint, so large filters do not pay for a 32-bit collision floor.
  *
  * Inserting.  A new fingerprint goes to whichever of its buckets has more
  * free slots, which keeps buckets evenly filled.  Instead of the paper's
@@ -165,6 +165,20 @@ enum cf_encoding {
 };
 
 /**
+ * enum cf_hashfn - how a filter hashes its keys, for life
+ * @CF_HASH_WORDS:	cf_whash_pair(), eight bytes a step: the default
+ * @CF_HASH_JHASH:	cf_jhash_pair(), lookup3's hashlittle2: the hash of
+ *			filters made before the word hash, and of their
+ *			images (versions 2 and 3)
+ * @CF_HASH_COUNT:	the number of hash functions
+ */
+enum cf_hashfn {
+	CF_HASH_WORDS = 0,
+	CF_HASH_JHASH = 1,
+	CF_HASH_COUNT
+};
+
+/**
  * struct cf_params - how to build a filter
  * @capacity:	items the filter must hold, > 0
  * @fpr_ppb:	target false-positive rate in parts per 10^9; used only when
@@ -176,6 +190,8 @@ enum cf_encoding {
  * @seed:	hash seed; the filter's answers depend on it, so keep it secret
  *		from whoever chooses the keys
  * @encoding:	enum cf_encoding; 0 (CF_ENC_PLAIN) by default
+ * @hash:	enum cf_hashfn; 0 (CF_HASH_WORDS) by default.  Stages of one
+ *		filter share it, as they share the seed.
  * @lent_scratch: the writer lends the insert's kick search its scratch
  *		(cf_lend_scratch()) for each spell of writes, instead of the
  *		filter keeping cf_scratch_bytes() of its own for life: the
@@ -194,6 +210,7 @@ struct cf_params {
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 encoding;
+	u8 hash;
 	u8 lent_scratch;
 };
 
@@ -314,9 +331,9 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  * The image is a struct cf_image header followed by table_bytes of table:
  * buckets as enum cf_encoding lays them out (plain: fingerprints packed f
  * bits at a time, slot j of bucket i at bit (i * b + j) * f), in 64-bit
- * words of the host's byte order, and the header too.  Images do not travel between hosts of different byte order
- * (neither does jhash: it reads the key in host order); the magic number
- * tells.  cf_create_from_image() checks a header and creates an
+ * words of the host's byte order, and the header too.  Images do not
+ * travel between hosts of different byte order (neither do the hashes:
+ * they read the key in host order); the magic number tells.  cf_create_from_image() checks a header and creates an
  * empty filter of that exact geometry and seed (cf_image_params() checks a
  * header and tells the parameters, so that cf_params_bytes() can say what
  * it will cost first); the table is then copied in
@@ -327,16 +344,20 @@ void cf_get_stats(const struct cuckoo_filter *cf, struct cf_stats *st);
  */
 #define CF_IMAGE_MAGIC		0x46435543U	/* "CUCF" little-endian */
 /*
+ * 4: the hash function (enum cf_hashfn), in the byte that versions 2 and
+ * 3 kept reserved (0): theirs is jhash.  Only filters of the word hash
+ * are written as version 4; a jhash filter's image stays version 2 or 3,
+ * byte for byte what it was, so that the modules that wrote it still
+ * restore it.
  * 3: the encoding of the buckets, in a byte that version 2 kept reserved
  * (0), so a version 2 image reads as version 3 of plain buckets.  Only
- * semi-sorted filters are written as version 3: a plain filter's image
- * stays version 2, byte for byte what it was, so that a module that reads
- * version 2 only still restores it.
+ * semi-sorted filters are written as version 3 (or 4): a plain jhash
+ * filter's image stays version 2.
  * 2: keys hashed in one pass (cf_jhash_pair()).  Version 1 tables hold
  * fingerprints of the two-pass hash, which this code no longer computes:
  * they would answer no for their own keys, so they are refused.
  */
-#define CF_IMAGE_VERSION	3
+#define CF_IMAGE_VERSION	4
 /* The oldest version read, and the one plain filters are written in. */
 #define CF_IMAGE_VERSION_MIN	2
 
@@ -348,7 +369,7 @@ struct cf_image {
 	u32 nbuckets;
 	u16 max_kicks;
 	u8 encoding;
-	u8 reserved;
+	u8 hash;
 	u64 capacity;
 	u64 seed;
 	u64 victim;
@@ -359,6 +380,7 @@ void cf_export_header(const struct cuckoo_filter *cf, struct cf_image *img);
 int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
 		    u64 len);
 int cf_image_params(const struct cf_image *img, struct cf_params *p);
+enum cf_hashfn cf_image_hashfn(const struct cf_image *img);
 int cf_create_from_image(struct cuckoo_filter **out,
 			 const struct cf_image *img, bool lent_scratch);
 int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,

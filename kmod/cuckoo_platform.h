@@ -12,8 +12,9 @@
  * in userspace, so that ThreadSanitizer checks the same access pattern the
  * kernel runs.  The one exception is cf_read_bucket_le64(), see below.
  *
- * cf_get_cpu32() and cf_get_le32() read a key's bytes at any alignment, in
- * the host's order and little-endian; jhash needs both.
+ * cf_get_cpu32(), cf_get_cpu64() and cf_get_le32() read a key's bytes at
+ * any alignment, in the host's order and little-endian; the hashes need
+ * them.
  *
  * CF_BYTE_BUCKETS: on a little-endian host, bit p of the table (64-bit
  * words, bit 0 the lowest) is bit p % 8 of byte p / 8, so a bucket whose
@@ -59,6 +60,7 @@
 #define cf_cpu_to_le64(x)	cpu_to_le64(x)
 #define cf_le64_to_cpu(x)	le64_to_cpu(x)
 #define cf_get_cpu32(p)		__get_unaligned_cpu32(p)
+#define cf_get_cpu64(p)		__get_unaligned_cpu64(p)
 #define cf_get_le32(p)		get_unaligned_le32(p)
 #define cf_prefetch(p)		prefetch(p)
 /* A count of stages that readers follow (cuckoo_stages.c): acquire ... */
@@ -178,7 +180,7 @@ static inline void cf_atomic_dec(struct cf_atomic *a)
 /* A caller's bug the core survives: say so once. */
 #define CF_WARN_ON_ONCE(c)	WARN_ON_ONCE(c)
 
-/* Userspace tests count the jhash passes; the module does not. */
+/* Userspace tests count the hash passes; the module does not. */
 #define cf_count_hashes(n)	do { } while (0)
 
 /*
@@ -282,7 +284,7 @@ static inline void cf_resched(void)
 #define CF_WARN_ON_ONCE(c)	__builtin_expect(!!(c), 0)
 
 /*
- * Tests built with CF_COUNT_HASHES count the jhash passes (cuckoo.c holds
+ * Tests built with CF_COUNT_HASHES count the hash passes (cuckoo.c holds
  * the counter), so that they can check that a lookup of several stages
  * hashes each key once for all of them; every other build, the
  * benchmarks' among them, pays nothing.
@@ -351,6 +353,14 @@ static inline u32 cf_get_le32(const void *p)
 	return cf_le32_to_cpu(cf_get_cpu32(p));
 }
 
+static inline u64 cf_get_cpu64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 #if defined(__SANITIZE_THREAD__)
 #define CF_TSAN			1
 #elif defined(__has_feature)
@@ -392,5 +402,6 @@ static inline void cf_free_mem(void *p)
 #endif /* __KERNEL__ */
 
 #include "cf_jhash.h"
+#include "cf_whash.h"
 
 #endif /* _NF_CUCKOO_PLATFORM_H */

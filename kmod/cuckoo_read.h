@@ -50,14 +50,14 @@ struct cuckoo_filter {
 	 * every lookup and never written after creation, ...
 	 */
 	u64 *table;
+	u64 seed;
 	u32 nbuckets;
 	u32 fp_mask;
-	u32 seed_lo;
-	u32 seed_hi;
 	u16 bucket_bits;
 	u8 fp_bits;
 	u8 bucket_size;
 	u8 layout;
+	u8 hash;		/* enum cf_hashfn */
 	/*
 	 * CF_LAYOUT_B4: a bucket read in chunks of b4_chunk bits (four
 	 * lanes, or two when 4f > 64), the lowest and the highest bit of
@@ -78,7 +78,6 @@ struct cuckoo_filter {
 	/* ... and this one the writer's own. */
 	u64 count ____cacheline_aligned;
 	u64 capacity;
-	u64 seed;
 	u64 table_words;
 	u64 table_bits;
 	u16 max_kicks;
@@ -127,13 +126,27 @@ static __always_inline void cf_hash_set(const struct cuckoo_filter *cf, u32 c,
 	h->i2 = cf_alt(cf, h->i1, h->fp);
 }
 
+/*
+ * A key's two hashes, with the filter's hash function and seed: c (the
+ * bucket's, the return value) and *second (the fingerprint's).
+ */
+static __always_inline u32 cf_key_pair(const struct cuckoo_filter *cf,
+				       const void *key, u32 len, u32 *second)
+{
+	if (likely(cf->hash == CF_HASH_WORDS))
+		return cf_whash_pair(key, len, cf->seed, second);
+	/* Both halves of the seed are jhash's two initvals. */
+	return cf_jhash_pair(key, len, (u32)cf->seed, (u32)(cf->seed >> 32),
+			     second);
+}
+
 static __always_inline void cf_hash_key(const struct cuckoo_filter *cf,
 					const void *key, u32 len,
 					struct cf_hash *h)
 {
 	u32 c, second;
 
-	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	c = cf_key_pair(cf, key, len, &second);
 	cf_hash_set(cf, c, second, h);
 }
 
@@ -364,7 +377,7 @@ static __always_inline bool cf_contains_len(const struct cuckoo_filter *cf,
 {
 	u32 c, second;
 
-	c = cf_jhash_pair(key, len, cf->seed_lo, cf->seed_hi, &second);
+	c = cf_key_pair(cf, key, len, &second);
 	return cf_contains_pair(cf, c, second);
 }
 

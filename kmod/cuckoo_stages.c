@@ -515,8 +515,9 @@ int cf_stages_import_finish(struct cf_stages *s)
 /**
  * cf_stages_add_image - make the next stage of a restored filter
  * @s:		a filter being restored, not seen by readers
- * @img:	the stage's image header: the first stage's seed, bucket
- *		size and encoding (a lookup hashes once for all stages)
+ * @img:	the stage's image header: the first stage's seed, hash,
+ *		bucket size and encoding (a lookup hashes once for all
+ *		stages)
  *
  * Return: 0, -EINVAL (a header that does not fit) or -ENOSPC (more stages
  * than the filter may have), or a cf_create_from_image() error.
@@ -533,8 +534,8 @@ int cf_stages_add_image(struct cf_stages *s, const struct cf_image *img)
 	err = cf_image_params(img, &p);
 	if (err)
 		return err;
-	if (p.seed != first.seed || p.bucket_size != first.bucket_size ||
-	    p.encoding != first.encoding)
+	if (p.seed != first.seed || p.hash != first.hash ||
+	    p.bucket_size != first.bucket_size || p.encoding != first.encoding)
 		return -EINVAL;
 	err = cf_create_from_image(&cf, img, first.lent_scratch);
 	if (err)

@@ -36,14 +36,16 @@ static u64 __init nf_cuckoo_st_key(u32 i)
  * Check the filter core on a small filter before anything relies on it:
  * every key added is found, and after deleting half of them the other half
  * still is.  A filter has no false negatives, so any miss is a bug.  Run
- * for each bucket encoding (enum cf_encoding).
+ * for each bucket encoding (enum cf_encoding), and for jhash, which
+ * restored filters of old images hash with (enum cf_hashfn).
  */
-static int __init nf_cuckoo_selftest(u8 encoding)
+static int __init nf_cuckoo_selftest(u8 encoding, u8 hash)
 {
 	struct cf_params p = {
 		.capacity = NF_CUCKOO_ST_CAPACITY,
 		.seed = NF_CUCKOO_ST_SEED,
 		.encoding = encoding,
+		.hash = hash,
 	};
 	struct cuckoo_filter *cf;
 	const char *what = NULL;
@@ -119,11 +121,12 @@ out:
 	else if (err)
 		pr_err("self-test failed: %s: error %d\n", what, err);
 	else
-		pr_info("self-test passed: %u keys added, %u deleted, %u found, fp_bits %u, bucket_size %u%s\n",
+		pr_info("self-test passed: %u keys added, %u deleted, %u found, fp_bits %u, bucket_size %u%s%s\n",
 			NF_CUCKOO_ST_KEYS, NF_CUCKOO_ST_KEYS / 2,
 			NF_CUCKOO_ST_KEYS - NF_CUCKOO_ST_KEYS / 2,
 			p.fp_bits, p.bucket_size,
-			encoding == CF_ENC_SEMISORT ? ", semi-sorted" : "");
+			encoding == CF_ENC_SEMISORT ? ", semi-sorted" : "",
+			hash == CF_HASH_JHASH ? ", jhash" : "");
 	return err;
 }
 
@@ -131,9 +134,11 @@ static int __init nf_cuckoo_init(void)
 {
 	int err;
 
-	err = nf_cuckoo_selftest(CF_ENC_PLAIN);
+	err = nf_cuckoo_selftest(CF_ENC_PLAIN, CF_HASH_WORDS);
 	if (!err)
-		err = nf_cuckoo_selftest(CF_ENC_SEMISORT);
+		err = nf_cuckoo_selftest(CF_ENC_SEMISORT, CF_HASH_WORDS);
+	if (!err)
+		err = nf_cuckoo_selftest(CF_ENC_PLAIN, CF_HASH_JHASH);
 	if (err)
 		goto err_selftest;
 	err = nfcf_netns_init();

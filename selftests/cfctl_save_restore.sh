@@ -67,9 +67,9 @@ else
 		"$(cut -c1-200 "$TMP/saved" | head -20)"
 fi
 hdr=$(sed -n 's/^create semi .* fingerprint 13 bucket 4 semisort kicks 500 .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
-[ -n "$hdr" ] && [ "$(python3 -c 'import base64, sys; print(int.from_bytes(base64.b64decode(sys.argv[1])[4:6], "little"))' "$hdr")" = 3 ] &&
-	ok "a semi-sorted filter: semisort on its create line, an image of version 3" ||
-	not_ok "a semi-sorted filter: semisort on its create line, an image of version 3" "$(grep '^create semi' "$TMP/saved" | cut -c1-200)"
+[ -n "$hdr" ] && [ "$(python3 -c 'import base64, sys; print(int.from_bytes(base64.b64decode(sys.argv[1])[4:6], "little"))' "$hdr")" = 4 ] &&
+	ok "a semi-sorted filter: semisort on its create line, an image of version 4" ||
+	not_ok "a semi-sorted filter: semisort on its create line, an image of version 4" "$(grep '^create semi' "$TMP/saved" | cut -c1-200)"
 [ "$(grep -c '^load empty' "$TMP/saved")" = 1 ] &&
 	ok "an empty table of 2Mi capacity is one 'zero' line" ||
 	not_ok "an empty table of 2Mi capacity is one 'zero' line" "$(grep '^load empty' "$TMP/saved" | cut -c1-100)"
@@ -156,7 +156,7 @@ hdr=$(sed -n 's/^create five .* image \([A-Za-z0-9+/=]*\)$/\1/p' "$TMP/saved")
 old=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])); h[4:6] = (1).to_bytes(2, "little"); print(base64.b64encode(bytes(h)).decode())' "$hdr")
 sed -n '/^create five /p; /^load five /p' "$TMP/saved" | sed "s|image $hdr|image $old|" >"$TMP/v1"
 expect "an image of version 1: refused, the module names the version it reads" 3 \
-	"line 1: image version not supported: this is nf_cuckoo $(cat /sys/module/nf_cuckoo/version), which reads image versions 2 to 3 only" \
+	"line 1: image version not supported: this is nf_cuckoo $(cat /sys/module/nf_cuckoo/version), which reads image versions 2 to 4 only" \
 	"$CFCTL" restore -f "$TMP/v1"
 case $OUT in
 *"line 1: the image of five is of image version 1"*)

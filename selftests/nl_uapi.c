@@ -1078,7 +1078,7 @@ TEST_F(nfc, save_and_load_round_trip)
 	free(saved.table);
 }
 
-/* A semi-sorted filter: an image of version 3, loaded semi-sorted. */
+/* A semi-sorted filter: an image of version 4, loaded semi-sorted. */
 TEST_F(nfc, save_and_load_semisort)
 {
 	struct reply saved, rp;
@@ -1098,7 +1098,7 @@ TEST_F(nfc, save_and_load_semisort)
 	EXPECT_EQ(NF_CUCKOO_ENCODING_SEMISORT, saved.encoding);
 	ASSERT_GE(saved.image_len, 6);
 	memcpy(&version, saved.image + 4, sizeof(version));
-	EXPECT_EQ(3, version);
+	EXPECT_EQ(4, version);
 	ASSERT_EQ(saved.table_bytes, saved.got);
 
 	ASSERT_EQ(0, load_begin(&self->s, "y", &saved, &rp));

@@ -10,8 +10,10 @@
  *
  * All randomness comes from one seed (printed), so a failure reproduces.
  *
- * The cases of filters run twice: with plain buckets, then (names
- * prefixed "semisort: ") with every b = 4 filter semi-sorted.
+ * The cases of filters run three times: with plain buckets, then (names
+ * prefixed "semisort: ") with every b = 4 filter semi-sorted, then (names
+ * prefixed "jhash: ") with plain buckets and jhash, the hash of filters
+ * restored from images older than version 4.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +24,8 @@ static u64 g_seed = SEED_DEFAULT;
 static const char *g_vectors = "vectors/jhash.txt";
 /* The encoding of every b = 4 filter that mkparams() makes. */
 static u8 g_enc = CF_ENC_PLAIN;
+/* The hash function of every filter that mkparams() makes. */
+static u8 g_hash = CF_HASH_WORDS;
 
 #define M		1000000ULL
 /* The paper's bound on the false positive rate: 2b / 2^f. */
@@ -37,6 +41,7 @@ static struct cf_params mkparams(u64 capacity, u8 f, u8 b, u64 salt)
 		.bucket_size = b,
 		.seed = mix64(g_seed ^ mix64(salt)),
 		.encoding = b == 4 ? g_enc : CF_ENC_PLAIN,
+		.hash = g_hash,
 	};
 }
 
@@ -900,7 +905,19 @@ static bool same_params(const struct cuckoo_filter *a,
 	cf_get_params(b, &pb);
 	return pa.capacity == pb.capacity && pa.seed == pb.seed &&
 	       pa.fp_bits == pb.fp_bits && pa.bucket_size == pb.bucket_size &&
-	       pa.max_kicks == pb.max_kicks && pa.encoding == pb.encoding;
+	       pa.max_kicks == pb.max_kicks && pa.encoding == pb.encoding &&
+	       pa.hash == pb.hash;
+}
+
+/*
+ * The version a filter's image is written in: the oldest that says what
+ * it is (cuckoo.h).
+ */
+static u16 image_version_of(u8 encoding, u8 hash)
+{
+	if (hash != CF_HASH_JHASH)
+		return 4;
+	return encoding == CF_ENC_PLAIN ? 2 : 3;
 }
 
 /*
@@ -920,8 +937,7 @@ static struct cuckoo_filter *round_trip(struct cuckoo_filter *cf, u64 s,
 
 	cf_export_header(cf, &img);
 	REQUIRE(img.magic == CF_IMAGE_MAGIC &&
-		img.version == (img.encoding == CF_ENC_PLAIN ?
-				CF_IMAGE_VERSION_MIN : CF_IMAGE_VERSION),
+		img.version == image_version_of(img.encoding, g_hash),
 		"header magic %#x version %u", img.magic, img.version);
 	REQUIRE(img.table_bytes == a.table_bytes && img.table_bytes % 8 == 0,
 		"header table_bytes %llu, stats %llu",
@@ -1050,25 +1066,37 @@ static void t_image_small(void)
 }
 
 /*
- * A plain filter is exported as version 2, as before the encoding had its
- * byte, and loads back as the same filter: same answers, same header,
+ * A plain jhash filter (one restored from an image older than version 4)
+ * is exported as version 2, as before the encoding and the hash had their
+ * bytes, and loads back as the same filter: same answers, same header,
  * same table.  A semi-sorted one is exported as version 3 and cannot pass
- * for version 2.
+ * for version 2.  A filter of the word hash is exported as version 4, its
+ * hash named.
  */
 static void t_image_v2(void)
 {
 	const u64 n = 20000;
 	u64 s = stream_of(1210), i, diff = 0;
-	struct cuckoo_filter *cf = mkfilter(n, 13, 4, 1210), *cf2 = NULL;
+	struct cuckoo_filter *cf = NULL, *cf2 = NULL;
+	struct cf_params p = mkparams(n, 13, 4, 1210);
 	struct cf_image img, img2;
 	u8 *buf = NULL, *buf2 = NULL;
 	int err = 0;
 
-	REQUIRE(cf, "no filter");
+	REQUIRE(!cf_create(&cf, &p), "create");
+	cf_export_header(cf, &img);
+	CHECK(img.version == image_version_of(img.encoding, p.hash) &&
+	      img.hash == 0, "exported as version %u, hash %u", img.version,
+	      img.hash);
+	cf_free(cf);
+	cf = NULL;
+	p.hash = CF_HASH_JHASH;
+	REQUIRE(!cf_create(&cf, &p), "create a jhash filter");
 	REQUIRE(fill(cf, s, 0, n, &err) == n, "fill: %d", err);
 	cf_export_header(cf, &img);
-	CHECK(img.version == (img.encoding == CF_ENC_PLAIN ? 2 : 3),
-	      "exported as version %u", img.version);
+	CHECK(img.version == (img.encoding == CF_ENC_PLAIN ? 2 : 3) &&
+	      img.hash == 0, "exported as version %u, hash %u", img.version,
+	      img.hash);
 	buf = malloc(img.table_bytes);
 	buf2 = malloc(img.table_bytes);
 	REQUIRE(buf && buf2, "out of memory");
@@ -1122,7 +1150,7 @@ static void t_image_bad_header(void)
 		CHECK(!err && cf2, "version 2 header refused: %d", err);
 		cf_free(cf2);
 	}
-	for (i = 0; i < 27; i++) {
+	for (i = 0; i < 29; i++) {
 		const char *what = "";
 
 		bad = good;
@@ -1154,7 +1182,8 @@ static void t_image_bad_header(void)
 		case 20: bad.fp_bits = 255; what = "fp_bits 255"; break;
 		case 21: bad.encoding = CF_ENC_COUNT; what = "encoding 2"; break;
 		case 22: bad.encoding = 255; what = "encoding 255"; break;
-		case 23: bad.reserved = 1; what = "reserved 1"; break;
+		case 23: bad.version = CF_IMAGE_VERSION;
+			bad.hash = CF_HASH_COUNT; what = "hash 2"; break;
 		case 24: bad.version = 2;
 			bad.encoding = good.encoding ^ CF_ENC_SEMISORT;
 			what = "version 2 with an encoding"; break;
@@ -1163,6 +1192,10 @@ static void t_image_bad_header(void)
 		case 26: bad.bucket_size = 8; bad.encoding = CF_ENC_SEMISORT;
 			bad.nbuckets = (bad.nbuckets + 1) / 2;
 			what = "semi-sorted b = 8"; break;
+		case 27: bad.version = 3; bad.hash = CF_HASH_JHASH;
+			what = "version 3 with a hash"; break;
+		case 28: bad.version = CF_IMAGE_VERSION; bad.hash = 255;
+			what = "hash 255"; break;
 		}
 		cf2 = NULL;
 		err = cf_create_from_image(&cf2, &bad, false);
@@ -1403,6 +1436,8 @@ static void t_params_bad(void)
 		    .encoding = CF_ENC_SEMISORT }, "semisort f=5" },
 		{ { .capacity = 100, .encoding = CF_ENC_COUNT }, "encoding 2" },
 		{ { .capacity = 100, .encoding = 255 }, "encoding 255" },
+		{ { .capacity = 100, .hash = CF_HASH_COUNT }, "hash 2" },
+		{ { .capacity = 100, .hash = 255 }, "hash 255" },
 	};
 	static const u64 huge[] = {
 		1ULL << 40, ~0ULL, ~0ULL / 1000000, 0x80000000ULL * 8,
@@ -2043,6 +2078,109 @@ static void t_jhash_pair(void)
 	}
 }
 
+/* The word hash's 64 bits: c high, the second hash low. */
+static u64 whash64(const void *key, u32 len, u64 seed)
+{
+	u32 b, c = cf_whash_pair(key, len, seed, &b);
+
+	return (u64)c << 32 | b;
+}
+
+/*
+ * cf_whash_pair()'s outputs, pinned: saved images hold fingerprints it
+ * derived, so a change to it would make every restored filter answer no
+ * for its own keys.  Words are read in host order; these are a
+ * little-endian host's.
+ */
+static void t_whash_pinned(void)
+{
+	static const struct {
+		const char *key;
+		u32 len;
+		u64 seed, h;
+	} v[] = {
+		{ "", 0, 0, 0x93351475dd625ff1ULL },
+		{ "", 0, 1, 0x3bb5dc1195f7a010ULL },
+		{ "Four score and seven years ago", 30, 0,
+		  0x50457119e996f17dULL },
+		{ "Four score and seven years ago", 30, 0x0123456789abcdefULL,
+		  0xe8ea4846db2f2d67ULL },
+		{ NULL, 40, 0xdeadbeef00000000ULL, 0xbe2493fa553a6558ULL },
+		{ NULL, 13, 7, 0x65dc4c46cdc43761ULL },
+	};
+	u8 bytes[41];
+	unsigned int i;
+	u64 h;
+
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		diag("a big-endian host: its own outputs, nothing to compare");
+		return;
+	}
+	for (i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (u8)i;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		/* Keys of bytes 0, 1, 2, ...: at an odd address too. */
+		const void *k = v[i].key ? (const void *)v[i].key : bytes;
+
+		h = whash64(k, v[i].len, v[i].seed);
+		CHECK(h == v[i].h, "vector %u: %016llx, pinned %016llx", i,
+		      (unsigned long long)h, (unsigned long long)v[i].h);
+		if (!v[i].key) {
+			memmove(bytes + 1, bytes, 40);
+			h = whash64(bytes + 1, v[i].len, v[i].seed);
+			memmove(bytes, bytes + 1, 40);
+			CHECK(h == v[i].h, "vector %u at an odd address: %016llx",
+			      i, (unsigned long long)h);
+		}
+	}
+}
+
+/*
+ * Every bit of a 40-byte key (the module's) and of the seed flips each of
+ * the 64 output bits with probability 1/2: the bucket and the fingerprint
+ * then come out independent and uniform, as the filter's false-positive
+ * bound assumes.  Over 1,000 keys, a bit that is fair flips 500 +- 16
+ * (one standard deviation) times; the bounds are 7 of them.
+ */
+static void t_whash_avalanche(void)
+{
+	struct rng r = { g_seed ^ 0x1950 };
+	u32 *flips = calloc(360 * 64, sizeof(*flips));
+	u32 lo = UINT_MAX, hi = 0, t, in, o;
+	u64 seed, h0, d;
+	u8 k[40];
+
+	REQUIRE(flips, "out of memory");
+	for (t = 0; t < 1000; t++) {
+		for (o = 0; o < sizeof(k); o++)
+			k[o] = (u8)rng_next(&r);
+		seed = rng_next(&r);
+		h0 = whash64(k, sizeof(k), seed);
+		for (in = 0; in < 360; in++) {
+			if (in < 320) {
+				k[in / 8] ^= (u8)(1U << (in % 8));
+				d = h0 ^ whash64(k, sizeof(k), seed);
+				k[in / 8] ^= (u8)(1U << (in % 8));
+			} else {
+				d = h0 ^ whash64(k, sizeof(k),
+						 seed ^ 1ULL << (in - 320) * 3 / 2);
+			}
+			for (o = 0; o < 64; o++)
+				flips[in * 64 + o] += (u32)(d >> o & 1);
+		}
+	}
+	for (in = 0; in < 360 * 64; in++) {
+		lo = flips[in] < lo ? flips[in] : lo;
+		hi = flips[in] > hi ? flips[in] : hi;
+	}
+	diag("word hash: each input bit flips each output bit %u to %u times "
+	     "in 1000", lo, hi);
+	CHECK(lo >= 390 && hi <= 610, "an input bit flips an output bit %u to "
+	      "%u times in 1000", lo, hi);
+out:
+	free(flips);
+}
+
 /*
  * cf_jhash_pair_many() against cf_jhash_pair(), key by key, for every tail
  * length and up to eight 12-byte rounds: with a constant count (the loops
@@ -2427,8 +2565,19 @@ static void ss_##fn(void)						\
 }
 ENC_CASES(SS_WRAP)
 
+/* The same case with every filter hashing with jhash. */
+#define JH_WRAP(name, fn)						\
+static void jh_##fn(void)						\
+{									\
+	g_hash = CF_HASH_JHASH;						\
+	fn();								\
+	g_hash = CF_HASH_WORDS;						\
+}
+ENC_CASES(JH_WRAP)
+
 #define PLAIN_CASE(name, fn)	{ name, fn },
 #define SS_CASE(name, fn)	{ "semisort: " name, ss_##fn },
+#define JH_CASE(name, fn)	{ "jhash: " name, jh_##fn },
 
 static const struct tap_case cases[] = {
 	{ "params: bad parameters rejected with -EINVAL", t_params_bad },
@@ -2443,12 +2592,15 @@ static const struct tap_case cases[] = {
 	{ "jhash matches the kernel's vectors", t_jhash },
 	{ "cf_jhash_pair is lookup3's hashlittle2", t_jhash_pair },
 	{ "cf_jhash_pair_many hashes as cf_jhash_pair", t_jhash_pair_many },
+	{ "cf_whash_pair: pinned outputs, any alignment", t_whash_pinned },
+	{ "cf_whash_pair: every key and seed bit avalanches", t_whash_avalanche },
 	{ "semisort: the decode table is the definition's", t_ss_table },
 	{ "semisort: f = 13 batches agree with single lookups near misses",
 	  t_ss_batch13 },
 	{ "semisort: every code imported, rewritten, bad codes refused",
 	  t_ss_codes },
 	ENC_CASES(SS_CASE)
+	ENC_CASES(JH_CASE)
 };
 
 int main(int argc, char **argv)

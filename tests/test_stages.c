@@ -13,7 +13,7 @@
 
 /* cf_hash_calls: tests/Makefile builds the core so. */
 #ifndef CF_COUNT_HASHES
-#error "build with -DCF_COUNT_HASHES: t_any_hashes_once counts jhash passes"
+#error "build with -DCF_COUNT_HASHES: t_any_hashes_once counts hash passes"
 #endif
 
 static u64 g_seed = SEED_DEFAULT;
@@ -560,7 +560,7 @@ out:
 /*
  * A grouped lookup hashes each of its keys once however many stages it
  * asks, where every stage's cf_contains_any() hashed them all again; a
- * single lookup hashes its key once.  jhash passes as the CF_COUNT_HASHES
+ * single lookup hashes its key once.  Hash passes as the CF_COUNT_HASHES
  * build counts them, around each lookup.
  */
 static void t_any_hashes_once(void)
@@ -586,7 +586,7 @@ static void t_any_hashes_once(void)
 			any_per_stage(&s, keys, m);
 			per_stage = cf_hash_calls - before;
 			CHECK(any == want && per_stage == k * want,
-			      "%u stages, %u keys: %lu jhash passes (each stage's cf_contains_any(): %lu), want %u",
+			      "%u stages, %u keys: %lu hash passes (each stage's cf_contains_any(): %lu), want %u",
 			      k, m, any, per_stage, want);
 		}
 		before = cf_hash_calls;

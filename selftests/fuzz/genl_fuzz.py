@@ -3451,7 +3451,7 @@ def grab_images(ctx):
     """A few real image headers for the generators: save small filters."""
     w = Worker("setup", ctx, ctx.seed)
     w.new_conn(ext_ack=True, cap_ack=False)
-    # the last one semi-sorted: an image of version 3
+    # the last one semi-sorted
     for i, (fam, cap, fp, b, enc) in enumerate([(3, 16, 12, 4, 0),
                                                (1, 100, 8, 2, 0),
                                                (2, 1000, 32, 8, 0),

@@ -496,7 +496,7 @@ int parse_onoff(const char *s, bool *out)
  * declares, so that a restore file cannot load past it.  The module's
  * struct cf_image (kmod/cuckoo.h; test_parse checks the offsets): magic
  * at 0, version at 4, table_bytes at 40 of 48 bytes, host order, in
- * versions 2 and 3 alike (3 only named a reserved byte).  A header of any
+ * versions 2 to 4 alike (3 and 4 only named reserved bytes).  A header of any
  * other kind declares nothing cfctl can read, and the kernel refuses it
  * at LOAD_BEGIN, before any table byte is sent.
  */
@@ -521,7 +521,7 @@ int image_table_bytes(const uint8_t *img, size_t len, uint64_t *out)
 {
 	int v = image_version(img, len);
 
-	if (len != IMAGE_V2_LEN || v < 2 || v > 3)
+	if (len != IMAGE_V2_LEN || v < 2 || v > 4)
 		return -1;
 	memcpy(out, img + IMAGE_V2_TABLE_BYTES, sizeof(*out));
 	return 0;

@@ -40,7 +40,7 @@ entries() {
 }
 
 echo "TAP version 13"
-echo "1..$((112 - 11 * real))"
+echo "1..$((117 - 11 * real))"
 
 entries 1 6000 >"$dir/good"
 # A syntax error in the middle: line 3001.
@@ -162,7 +162,7 @@ v1=$(python3 -c 'import base64, sys; h = bytearray(base64.b64decode(sys.argv[1])
 unsealed "$dir/s1" | sed "s|image $hdr|image $v1|" >"$dir/v1"
 cf restore -f "$dir/v1"
 [ "$rc" = 3 ] &&
-	grep -qE "line 1: .*this is nf_cuckoo [0-9.]+, which reads image versions 2 to 3 only" <<<"$out" &&
+	grep -qE "line 1: .*this is nf_cuckoo [0-9.]+, which reads image versions 2 to 4 only" <<<"$out" &&
 	grep -qE "line 1: the image of f is of image version 1$" <<<"$out"
 result $? "restore: an image of version 1 is refused, naming both versions, status 3"
 want_items f none "restore: an image of version 1: no filter left"
@@ -263,7 +263,7 @@ cf destroy ba bb bc bf bg
 
 # Semi-sorted buckets (issue 19): fpr 0.1% with bucket 4 takes them, at
 # f = 13; built offline and made here alike, saved with `semisort` on the
-# create line and an image of version 3 (the version's two bytes follow
+# create line and an image of version 4 (the version's two bytes follow
 # the magic's four), restored as they were.
 img_version() {	# img_version SAVE NAME: the version of NAME's image header
 	sed -n "s/^create $2 .* image //p" "$1" | base64 -d 2>/dev/null |
@@ -274,8 +274,8 @@ t "fpr 0.1%: fingerprint 13, semi-sorted" 0 \
 	"^Header: capacity 8000 fingerprint 13 bucket 4 semisort kicks 500 " -- show bd
 t "... -j says the encoding" 0 '"encoding":"semisort"' -- show -j bd
 grep -qE "^create bd .* fingerprint 13 bucket 4 semisort kicks 500 .* image " "$dir/bd.save" &&
-	[ "$(img_version "$dir/bd.save" bd)" = 3 ]
-result $? "... saved with semisort on its create line, an image of version 3"
+	[ "$(img_version "$dir/bd.save" bd)" = 4 ]
+result $? "... saved with semisort on its create line, an image of version 4"
 cf destroy bd
 t "... restored" 0 "" -- restore -f "$dir/bd.save"
 t "... semi-sorted again" 0 "fingerprint 13 bucket 4 semisort kicks" -- show bd
@@ -288,11 +288,34 @@ t "fpr 0.1% nosemisort: plain buckets, fingerprint 13" 0 "" -- \
 cf add -f "$dir/mix" bp && cf save -f "$dir/bp.save" bp && cf show -j bp
 grep -q '"encoding":"plain"' <<<"$out" &&
 	grep -qE "^create bp .* fingerprint 13 bucket 4 kicks 500 .* image " "$dir/bp.save" &&
-	[ "$(img_version "$dir/bp.save" bp)" = 2 ]
-result $? "... plain, saved without semisort, an image of version 2"
+	[ "$(img_version "$dir/bp.save" bp)" = 4 ]
+result $? "... plain, saved without semisort, an image of version 4"
 cf destroy bp && cf restore -f "$dir/bp.save" && cf save -f "$dir/bp.again" bp
 cmp -s "$dir/bp.save" "$dir/bp.again"
-result $? "... and a version 2 image restores as it was"
+result $? "... and a version 4 image restores as it was"
+# Filters saved before the word hash (cfctl 0.1.1: images of versions 2
+# and 3, keys hashed with jhash) keep their hash for life.
+old=$(dirname "$0")/testdata/jhash.save
+entries 1 2000 >"$dir/old"
+t "a save of 0.1.1 (image versions 2 and 3) restores" 0 "" -- restore -f "$old"
+t "... every entry of its plain filter present" 0 \
+	"v2plain: 2000 of 2000 entries present" -- test -f "$dir/old" v2plain
+t "... every entry of its semi-sorted filter present" 0 \
+	"v3semi: 2000 of 2000 entries present" -- test -f "$dir/old" v3semi
+cf save -f "$dir/old.again" v2plain v3semi
+# The comment lines name the versions that saved; the rest must match.
+grep -v '^#' "$old" >"$dir/old.body"
+grep -v '^#' "$dir/old.again" >"$dir/old.again.body"
+cmp -s "$dir/old.body" "$dir/old.again.body"
+result $? "... saved again as it was: versions 2 and 3, byte for byte"
+entries 2001 2600 >"$dir/old.more"
+cf -q add -f "$dir/old.more" v2plain && cf -q add -f "$dir/old.more" v3semi &&
+	cf test -f "$dir/old.more" v2plain && grep -q "600 of 600 entries present" <<<"$out" &&
+	cf save -f "$dir/old.more.save" v2plain v3semi &&
+	[ "$(img_version "$dir/old.more.save" v2plain)" = 2 ] &&
+	[ "$(img_version "$dir/old.more.save" v3semi)" = 3 ]
+result $? "... entries added to them found, their images still versions 2 and 3"
+cf destroy v2plain v3semi
 cf create be fpr 0.1% bucket 2 capacity 100
 t "fpr 0.1% bucket 2: plain buckets" 0 '"bucket_size":2,"encoding":"plain"' -- show -j be
 t "semisort with bucket 8 is refused, in the module's words" 2 \

@@ -929,7 +929,7 @@ static void t_image_header(void)
 
 	/* cfctl's copy of the layout is the module's. */
 	CHECK(sizeof(img) == 48 && offsetof(struct cf_image, table_bytes) == 40 &&
-	      offsetof(struct cf_image, version) == 4 && CF_IMAGE_VERSION == 3 &&
+	      offsetof(struct cf_image, version) == 4 && CF_IMAGE_VERSION == 4 &&
 	      CF_IMAGE_VERSION_MIN == 2 && CF_IMAGE_MAGIC == 0x46435543U,
 	      "struct cf_image moved");
 	memcpy(raw, &img, sizeof(img));
@@ -938,8 +938,11 @@ static void t_image_header(void)
 	CHECK(image_table_bytes(raw, sizeof(raw) - 1, &tb), "short header");
 	raw[4] = 1;
 	CHECK(image_table_bytes(raw, sizeof(raw), &tb), "version 1");
-	raw[4] = 4;
-	CHECK(image_table_bytes(raw, sizeof(raw), &tb), "version 4");
+	raw[4] = 5;
+	CHECK(image_table_bytes(raw, sizeof(raw), &tb), "version 5");
+	raw[4] = 3;
+	CHECK(!image_table_bytes(raw, sizeof(raw), &tb) && tb == 123456,
+	      "version 3");
 	raw[4] = 2;
 	CHECK(!image_table_bytes(raw, sizeof(raw), &tb) && tb == 123456,
 	      "version 2");
