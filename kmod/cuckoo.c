@@ -752,6 +752,15 @@ cf_noinline bool cf_lookup_wide(const struct cuckoo_filter *cf,
 	}
 }
 
+/* cf_key_pair() of a jhash filter. */
+u32 cf_key_pair_jhash(const struct cuckoo_filter *cf, const void *key,
+		      u32 len, u32 *second)
+{
+	/* Both halves of the seed are jhash's two initvals. */
+	return cf_jhash_pair(key, len, (u32)cf->seed, (u32)(cf->seed >> 32),
+			     second);
+}
+
 cf_pkt_text bool cf_contains(const struct cuckoo_filter *cf, const void *key,
 			     u32 len)
 {

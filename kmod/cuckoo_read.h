@@ -126,18 +126,21 @@ static __always_inline void cf_hash_set(const struct cuckoo_filter *cf, u32 c,
 	h->i2 = cf_alt(cf, h->i1, h->fp);
 }
 
+u32 cf_key_pair_jhash(const struct cuckoo_filter *cf, const void *key,
+		      u32 len, u32 *second);
+
 /*
  * A key's two hashes, with the filter's hash function and seed: c (the
- * bucket's, the return value) and *second (the fingerprint's).
+ * bucket's, the return value) and *second (the fingerprint's).  jhash,
+ * the hash of filters restored from old images only, is a call: inline,
+ * it would double what every lookup of the packet path weighs.
  */
 static __always_inline u32 cf_key_pair(const struct cuckoo_filter *cf,
 				       const void *key, u32 len, u32 *second)
 {
 	if (likely(cf->hash == CF_HASH_WORDS))
 		return cf_whash_pair(key, len, cf->seed, second);
-	/* Both halves of the seed are jhash's two initvals. */
-	return cf_jhash_pair(key, len, (u32)cf->seed, (u32)(cf->seed >> 32),
-			     second);
+	return cf_key_pair_jhash(cf, key, len, second);
 }
 
 static __always_inline void cf_hash_key(const struct cuckoo_filter *cf,
