@@ -2555,24 +2555,21 @@ static void t_widths(void)
 	X("seed halves both matter", t_seed)				\
 	X("batches of keys of every length", t_batch_key_lengths)
 
-/* The same case with every b = 4 filter semi-sorted. */
+/* A case run with a setting of mkparams() changed, then put back. */
+#define VARIANT(tag, fn, var, val, dflt)				\
+static void tag##_##fn(void)						\
+{									\
+	var = val;							\
+	fn();								\
+	var = dflt;							\
+}
+/* The same case with every b = 4 filter semi-sorted ... */
 #define SS_WRAP(name, fn)						\
-static void ss_##fn(void)						\
-{									\
-	g_enc = CF_ENC_SEMISORT;					\
-	fn();								\
-	g_enc = CF_ENC_PLAIN;						\
-}
+	VARIANT(ss, fn, g_enc, CF_ENC_SEMISORT, CF_ENC_PLAIN)
 ENC_CASES(SS_WRAP)
-
-/* The same case with every filter hashing with jhash. */
+/* ... and with every filter hashing with jhash. */
 #define JH_WRAP(name, fn)						\
-static void jh_##fn(void)						\
-{									\
-	g_hash = CF_HASH_JHASH;						\
-	fn();								\
-	g_hash = CF_HASH_WORDS;						\
-}
+	VARIANT(jh, fn, g_hash, CF_HASH_JHASH, CF_HASH_WORDS)
 ENC_CASES(JH_WRAP)
 
 #define PLAIN_CASE(name, fn)	{ name, fn },
