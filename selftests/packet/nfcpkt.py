@@ -21,7 +21,10 @@ Commands:
            whole test (see pktr in pktlib.sh)
   craft    build packets by hand (odd ones too) and send them through a
            raw socket (the sender's output path) or an AF_PACKET socket
-           on a device (straight onto the wire)
+           on a device (straight onto the wire); with --ring, through a
+           packet socket's TX ring, which hands the device skbs whose
+           linear part is the Ethernet header alone, the rest in a page
+           fragment
 
 `craft` takes one or more --pkt SPEC; SPEC is comma-separated key=value:
   v=4|6  src=  dst=  proto=udp|tcp|icmp|icmpv6|sctp|dccp|udplite|N
@@ -39,6 +42,8 @@ Commands:
 """
 
 import argparse
+import errno
+import mmap
 import os
 import random
 import shlex
@@ -331,6 +336,42 @@ def build(p):
     return v6, dst, pkt
 
 
+def ring_send(dev, frames):
+    """Send frames on dev through a packet socket's TX ring (TPACKET_V2).
+
+    tpacket_snd() copies the device's hard header into the skb and
+    attaches the rest of the frame as a page fragment: what a program at
+    tc egress sees is a non-linear skb whose IP header is not in its
+    linear data.  A socket and a ring of one frame each: a frame dropped
+    on the way out (a tc program's TC_ACT_SHOT) fails its send with
+    ENOBUFS and stays at the ring's head, to go again with the next send.
+    """
+    sol_packet, packet_version, packet_tx_ring = 263, 10, 13
+    tpacket_v2, send_request = 1, 1
+    # struct tpacket2_hdr is 32 bytes; TX data follows it (no TX_HAS_OFF).
+    data_off, size = 32, mmap.PAGESIZE
+    for f in frames:
+        if data_off + len(f) > size:
+            raise SystemExit("a frame too long for the ring")
+        with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+            s.bind((dev, 0))
+            s.setsockopt(sol_packet, packet_version,
+                         struct.pack("i", tpacket_v2))
+            s.setsockopt(sol_packet, packet_tx_ring,
+                         struct.pack("IIII", size, 1, size, 1))
+            ring = mmap.mmap(s.fileno(), size)
+            ring[data_off:data_off + len(f)] = f
+            ring[4:8] = struct.pack("I", len(f))
+            ring[0:4] = struct.pack("I", send_request)
+            try:
+                s.send(b"")
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    raise
+            ring.close()
+    return len(frames)
+
+
 def cmd_craft(args):
     pkts = []
     for spec in args.pkt:
@@ -344,10 +385,14 @@ def cmd_craft(args):
         # Not from /sys: under nsenter it shows another namespace's devices.
         smac = s.getsockname()[4]
         dmac = bytes.fromhex(args.dmac.replace(":", ""))
-        for v6, dst, pkt in pkts:
-            eth = dmac + smac + struct.pack("!H", 0x86dd if v6 else 0x0800)
-            s.send(eth + pkt)
-            sent += 1
+        frames = [dmac + smac + struct.pack("!H", 0x86dd if v6 else 0x0800) +
+                  pkt for v6, dst, pkt in pkts]
+        if args.ring:
+            sent = ring_send(args.dev, frames)
+        else:
+            for f in frames:
+                s.send(f)
+                sent += 1
     else:
         socks = {}
         for v6, dst, pkt in pkts:
@@ -440,6 +485,8 @@ def parser():
     sp.add_argument("--pkt", action="append", required=True)
     sp.add_argument("--dev")
     sp.add_argument("--dmac")
+    sp.add_argument("--ring", action="store_true",
+                    help="with --dev: through the socket's TX ring")
     sp.add_argument("-v", dest="verbose", action="store_true")
 
     sp = sub.add_parser("seq")

@@ -10,7 +10,10 @@
 # (an nftables counter at r's prerouting); unlisted flows arrive; every
 # packet is counted in the filter's lookups, and in its path's; a delete
 # takes effect at once and an add made while traffic runs drops from
-# then on.  show lists what is attached; a filter a program is attached
+# then on.  At tc egress, frames from a packet socket's TX ring (skbs
+# whose linear part is the Ethernet header alone) are judged the same:
+# the program reads their headers with the helper.  show lists what is
+# attached; a filter a program is attached
 # to cannot be destroyed (detach first), nor the module unloaded; a bind
 # goes with its device and can be cleared once another tool took the
 # program off; deleting the namespace with the program attached leaves
@@ -18,7 +21,7 @@
 
 . "$(dirname "$0")/pktlib.sh"
 require_env
-plan 35
+plan 36
 
 [ -r /sys/kernel/btf/nf_cuckoo ] || {
 	not_ok "the module has its BTF (/sys/kernel/btf/nf_cuckoo)" \
@@ -179,6 +182,23 @@ cfq r tc detach rc ingress
 cfr r tc attach rs egress blk
 check_eq "tc attach rs egress blk" "$RC" 0
 dropped "tc egress" tc
+# Frames sent by r through a packet socket's TX ring reach rs's egress
+# as skbs whose linear part is their Ethernet header: the program finds
+# no IP header there and reads the headers with bpf_skb_load_bytes().
+counters s
+for k in l4 l6 o4 o6; do PREV[$k]=${CNT[$k]}; done
+pktr r craft --dev rs --dmac "${MAC[s/vs]}" --ring \
+	--pkt "v=4,src=$C4,dst=$S4,sport=4001,dport=5001,n=$N" \
+	--pkt "v=6,src=$C6,dst=$S6,sport=4001,dport=5001,n=$N" \
+	--pkt "v=4,src=$C4,dst=$S4,sport=4002,dport=5001,n=$N" \
+	--pkt "v=6,src=$C6,dst=$S6,sport=4002,dport=5001,n=$N"
+sent=${R[0]:-}
+counters s
+check_all "tc egress, frames whose IP header is in a page fragment: the listed ones dropped, the others arrive" \
+	"$sent" = $((4 * N)) "$((CNT[l4] - PREV[l4]))" = 0 \
+	"$((CNT[l6] - PREV[l6]))" = 0 "$((CNT[o4] - PREV[o4]))" = $N \
+	"$((CNT[o6] - PREV[o6]))" = $N
+for k in l4 l6 o4 o6; do PREV[$k]=${CNT[$k]}; done
 check_eq "tc show: rs egress blk" \
 	"$(cf r -j tc show | jq -r '.[] | "\(.dev) \(.attach) \(.filter)"')" \
 	"rs egress blk"
