@@ -2157,6 +2157,20 @@ enum cf_hashfn cf_image_hashfn(const struct cf_image *img)
 	return img->version < 4 ? CF_HASH_JHASH : img->hash;
 }
 
+/*
+ * May @img be a later stage of the filter whose first stage's header is
+ * @first?  Stages share the seed, the hash, the bucket size and the
+ * encoding: a lookup hashes a key once for all of them.
+ */
+bool cf_image_stage_fits(const struct cf_image *first,
+			 const struct cf_image *img)
+{
+	return img->seed == first->seed &&
+	       cf_image_hashfn(img) == cf_image_hashfn(first) &&
+	       img->bucket_size == first->bucket_size &&
+	       img->encoding == first->encoding;
+}
+
 int cf_image_params(const struct cf_image *img, struct cf_params *p)
 {
 	if (!cf_image_ok(img))

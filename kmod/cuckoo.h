@@ -381,6 +381,8 @@ int cf_export_table(const struct cuckoo_filter *cf, u64 off, void *buf,
 		    u64 len);
 int cf_image_params(const struct cf_image *img, struct cf_params *p);
 enum cf_hashfn cf_image_hashfn(const struct cf_image *img);
+bool cf_image_stage_fits(const struct cf_image *first,
+			 const struct cf_image *img);
 int cf_create_from_image(struct cuckoo_filter **out,
 			 const struct cf_image *img, bool lent_scratch);
 int cf_import_table(struct cuckoo_filter *cf, u64 off, const void *buf,

@@ -1372,10 +1372,7 @@ static int nfcf_load_images(struct genl_info *info, u8 max_stages,
 		if (err)
 			return err;
 		p.lent_scratch = NFCF_LENT_SCRATCH;
-		if (*n && (img[*n].seed != img[0].seed ||
-			   cf_image_hashfn(&img[*n]) != cf_image_hashfn(&img[0]) ||
-			   img[*n].bucket_size != img[0].bucket_size ||
-			   img[*n].encoding != img[0].encoding)) {
+		if (*n && !cf_image_stage_fits(&img[0], &img[*n])) {
 			NL_SET_ERR_MSG_ATTR(info->extack, ha,
 					    "a stage's seed, hash, bucket size or encoding differs from the first stage's");
 			return -EINVAL;

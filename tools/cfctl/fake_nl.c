@@ -1767,10 +1767,7 @@ static int load_images(struct req *r, uint8_t max_stages,
 		if (err)
 			return err;
 		p.lent_scratch = true;
-		if (*n && (img[*n].seed != img[0].seed ||
-			   cf_image_hashfn(&img[*n]) != cf_image_hashfn(&img[0]) ||
-			   img[*n].bucket_size != img[0].bucket_size ||
-			   img[*n].encoding != img[0].encoding))
+		if (*n && !cf_image_stage_fits(&img[0], &img[*n]))
 			return req_err(r, ha, -EINVAL,
 				       "a stage's seed, hash, bucket size or encoding differs from the first stage's");
 		bytes += cf_params_bytes(&p);
